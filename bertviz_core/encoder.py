@@ -1,0 +1,238 @@
+"""The Encoder: one loaded model, shared by every caller, turning text into numbers.
+
+``tokenize`` shows the model's input, ``encode`` returns every hidden state of every token.
+Texts are batched by sorted length with a token budget; padding never changes a text's
+numbers because each text is sliced back to its own tokens. One lock guards the fast
+tokenizer (it raises "Already borrowed" when two threads use it at once); the forward pass
+runs under ``torch.inference_mode`` and needs no lock.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+from bertviz_core.models import load_pretrained, resolve_device, resolve_source
+from bertviz_core.vocab import vocabulary_table
+
+TOKEN_BUDGET = 8192  # padded tokens per forward pass
+MAX_BATCH = 64
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """Facts about a loaded model, as the sidebar shows them."""
+
+    name: str
+    source: str
+    model_type: str
+    num_layers: int
+    hidden_size: int
+    vocab_size: int
+    max_length: int
+    device: str
+    has_pooler: bool  # True only when the checkpoint really held pooler weights
+
+
+@dataclass(frozen=True)
+class Tokenized:
+    """One model input, unpadded: ``n`` tokens with their ids, segments and character offsets."""
+
+    tokens: list[str]
+    ids: list[int]
+    segments: list[int]
+    offsets: list[tuple[int, int]]  # (start, end) into the text of its segment; (0, 0) for specials
+    word_ids: list[int | None]  # unique across a pair; None for special tokens
+    special: list[bool]
+    dropped: int  # tokens removed by truncation to the model's maximum length
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """One text through the model. ``hidden_states`` is float32 (num_layers+1, n_tokens, hidden)."""
+
+    text: str
+    tokens: list[str]
+    ids: list[int]
+    offsets: list[tuple[int, int]]
+    word_ids: list[int | None]
+    hidden_states: np.ndarray
+    pooler: np.ndarray | None  # (hidden,) trained pooler output, None when the model has none
+    dropped: int
+
+
+def _check_texts(texts: Sequence[str]) -> list[str]:
+    if isinstance(texts, str):
+        raise ValueError("texts must be a list of strings; wrap a single text as [text].")
+    texts = list(texts)
+    bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
+    if bad:
+        raise ValueError(f"texts must all be strings; item {bad[0]} is {type(texts[bad[0]]).__name__}.")
+    return texts
+
+
+class Encoder:
+    """A tokenizer and a BERT-family model on one device, safe to share between threads."""
+
+    def __init__(self, tokenizer: PreTrainedTokenizerBase, model: PreTrainedModel, info: ModelInfo) -> None:
+        self.tokenizer = tokenizer
+        self.model = model
+        self.info = info
+        self._lock = threading.Lock()
+        self._vocabulary: pd.DataFrame | None = None
+
+    # ---- input side -------------------------------------------------------------------
+    def _tokenize_many(self, texts: list[str], pairs: list[str] | None = None) -> list[Tokenized]:
+        """Tokenize with [CLS]/[SEP], truncated to ``info.max_length``, counting what was cut."""
+        kwargs = dict(return_offsets_mapping=True, return_token_type_ids=True, verbose=False)
+        with self._lock:
+            full = self.tokenizer(texts, pairs, **kwargs)
+            long = [i for i, ids in enumerate(full["input_ids"]) if len(ids) > self.info.max_length]
+            cut = self.tokenizer(
+                [texts[i] for i in long], [pairs[i] for i in long] if pairs else None,
+                truncation="longest_first", max_length=self.info.max_length, **kwargs,
+            ) if long else None
+        result = [self._tokenized(full, i, 0) for i in range(len(texts))]
+        for row, i in enumerate(long):
+            result[i] = self._tokenized(cut, row, len(full["input_ids"][i]) - len(cut["input_ids"][row]))
+        return result
+
+    def _tokenized(self, batch, row: int, dropped: int) -> Tokenized:
+        ids = list(batch["input_ids"][row])
+        sequence_ids = batch.sequence_ids(row)
+        raw_words = batch.word_ids(row)
+        first_len = 1 + max((w for w, s in zip(raw_words, sequence_ids) if s == 0 and w is not None), default=-1)
+        word_ids = [None if w is None else w + (first_len if s == 1 else 0) for w, s in zip(raw_words, sequence_ids)]
+        return Tokenized(
+            tokens=self.tokenizer.convert_ids_to_tokens(ids),
+            ids=ids,
+            segments=list(batch["token_type_ids"][row]),
+            offsets=[tuple(o) for o in batch["offset_mapping"][row]],
+            word_ids=word_ids,
+            special=[s is None for s in sequence_ids],
+            dropped=dropped,
+        )
+
+    def tokenize(self, text: str, text_pair: str | None = None, pad_to: int | None = None) -> pd.DataFrame:
+        """One row per token: position, token, id, segment, attention_mask, word_index, start, end.
+
+        ``word_index``, ``start`` and ``end`` are ints, or None for special and [PAD] tokens.
+        ``pad_to=T`` appends [PAD] rows (attention_mask 0) up to T tokens, as the tutorials do.
+        ``df.attrs["dropped"]`` is the number of tokens cut to fit ``info.max_length``.
+        """
+        if not isinstance(text, str) or (text_pair is not None and not isinstance(text_pair, str)):
+            raise ValueError("text and text_pair must be strings.")
+        tok = self._tokenize_many([text], None if text_pair is None else [text_pair])[0]
+        n = len(tok.ids)
+        frame = pd.DataFrame({
+            "position": range(n),
+            "token": tok.tokens,
+            "id": tok.ids,
+            "segment": tok.segments,
+            "attention_mask": 1,
+            "word_index": pd.Series(tok.word_ids, dtype=object),
+            "start": pd.Series([None if s else o[0] for o, s in zip(tok.offsets, tok.special)], dtype=object),
+            "end": pd.Series([None if s else o[1] for o, s in zip(tok.offsets, tok.special)], dtype=object),
+        })
+        if pad_to is not None:
+            if not isinstance(pad_to, int) or not n <= pad_to <= self.info.max_length:
+                raise ValueError(f"pad_to must be a whole number from {n} (the tokens) to {self.info.max_length}.")
+            pad = pd.DataFrame({
+                "position": range(n, pad_to),
+                "token": self.tokenizer.pad_token,
+                "id": self.tokenizer.pad_token_id,
+                "segment": 0,
+                "attention_mask": 0,
+                **{column: pd.Series([None] * (pad_to - n), dtype=object) for column in ("word_index", "start", "end")},
+            })
+            frame = pd.concat([frame, pad], ignore_index=True)
+        frame.attrs["dropped"] = tok.dropped
+        return frame
+
+    def vocabulary(self) -> pd.DataFrame:
+        """The whole vocabulary: id, token, kind (see ``bertviz_core.vocab``)."""
+        with self._lock:
+            if self._vocabulary is None:
+                self._vocabulary = vocabulary_table(self.tokenizer)
+        return self._vocabulary
+
+    # ---- model side -------------------------------------------------------------------
+    def _forward(
+        self, items: list[Tokenized], progress: Callable[[int, int], None] | None = None
+    ) -> Iterator[tuple[list[int], torch.Tensor, torch.Tensor, torch.Tensor | None]]:
+        """Run padded, length-sorted batches; yield (item indices, hidden (B, L+1, T, H), mask (B, T), pooler (B, H))."""
+        order = sorted(range(len(items)), key=lambda i: -len(items[i].ids))
+        done = 0
+        while done < len(order):
+            width = len(items[order[done]].ids)
+            size = max(1, min(MAX_BATCH, TOKEN_BUDGET // width))
+            idx = order[done:done + size]
+            ids = torch.full((len(idx), width), self.tokenizer.pad_token_id or 0, dtype=torch.long)
+            segments = torch.zeros_like(ids)
+            mask = torch.zeros_like(ids)
+            for row, i in enumerate(idx):
+                n = len(items[i].ids)
+                ids[row, :n] = torch.tensor(items[i].ids)
+                segments[row, :n] = torch.tensor(items[i].segments)
+                mask[row, :n] = 1
+            device = self.info.device
+            with torch.inference_mode():
+                out = self.model(
+                    input_ids=ids.to(device), attention_mask=mask.to(device),
+                    token_type_ids=segments.to(device), output_hidden_states=True,
+                )
+            hidden = torch.stack(out.hidden_states, dim=1).float()  # (B, L+1, T, H)
+            pooler = out.pooler_output.float() if self.info.has_pooler else None  # (B, H)
+            yield idx, hidden, mask.to(device), pooler
+            done += len(idx)
+            if progress is not None:
+                progress(done, len(order))
+
+    def encode(self, texts: Sequence[str]) -> list[Encoding]:
+        """Every hidden state of every token, one ``Encoding`` per text, in input order.
+
+        ``hidden_states`` is float32 (num_layers+1, n_tokens, hidden): index 0 is the embedding
+        layer's output, index k the output of transformer layer k.
+        """
+        texts = _check_texts(texts)
+        items = self._tokenize_many(texts) if texts else []
+        result: list[Encoding | None] = [None] * len(texts)
+        for idx, hidden, _, pooler in self._forward(items):
+            hidden = hidden.cpu().numpy()
+            for row, i in enumerate(idx):
+                item, n = items[i], len(items[i].ids)
+                result[i] = Encoding(
+                    text=texts[i], tokens=item.tokens, ids=item.ids, offsets=item.offsets,
+                    word_ids=item.word_ids, hidden_states=np.ascontiguousarray(hidden[row, :, :n]),
+                    pooler=None if pooler is None else pooler[row].cpu().numpy(), dropped=item.dropped,
+                )
+        return result  # type: ignore[return-value]
+
+
+def load_encoder(model: str | None = None, device: str = "auto") -> Encoder:
+    """Load an Encoder: ``None`` is the bundled all-MiniLM-L6-v2; else a local directory or a hub id.
+
+    Raises ``ValueError`` with what was tried and how to get the model when loading fails.
+    """
+    source = resolve_source(model)
+    resolved = resolve_device(device)
+    tokenizer, net, has_pooler = load_pretrained(source, resolved)
+    config = net.config
+    tokenizer_max = tokenizer.model_max_length if tokenizer.model_max_length < 100_000 else 10**9
+    info = ModelInfo(
+        name=source.name,
+        source=source.location,
+        model_type=config.model_type,
+        num_layers=config.num_hidden_layers,
+        hidden_size=config.hidden_size,
+        vocab_size=len(tokenizer),
+        max_length=min(tokenizer_max, config.max_position_embeddings),
+        device=resolved,
+        has_pooler=has_pooler,
+    )
+    return Encoder(tokenizer, net, info)
