@@ -29,7 +29,8 @@ class ModelInfo:
     """Facts about a loaded model, as the sidebar shows them."""
 
     name: str
-    source: str
+    source: str  # the directory or hub id it was loaded from
+    kind: str  # "bundled" | "local" | "hub"
     model_type: str
     num_layers: int
     hidden_size: int
@@ -227,6 +228,7 @@ def load_encoder(model: str | None = None, device: str = "auto") -> Encoder:
     info = ModelInfo(
         name=source.name,
         source=source.location,
+        kind=source.kind,
         model_type=config.model_type,
         num_layers=config.num_hidden_layers,
         hidden_size=config.hidden_size,

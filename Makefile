@@ -1,0 +1,23 @@
+# make run : create the environment and serve the app on the bundled model (http://localhost:8501)
+# make test: create the environment, install a headless browser, run every test offline
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PORT ?= 8501
+
+.PHONY: run test browser screenshots
+$(VENV)/.installed: requirements.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	touch $@
+
+run: $(VENV)/.installed
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+
+# Debian's chromium for the real-browser tests (playwright cannot download browsers here).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; } || \
+	  echo "chromium is not installed and cannot be installed without root: browser tests will be skipped"
+
+test: $(VENV)/.installed browser
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q

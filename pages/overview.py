@@ -1,0 +1,24 @@
+"""Home: what the explorer shows and where to start."""
+import streamlit as st
+
+from ui import encoder, through_navigation
+
+through_navigation()
+
+info = encoder().info
+st.title("BERT Embedding Explorer")
+st.markdown(
+    f"""
+Look inside a BERT-family encoder and **measure** what you see. The loaded model, **{info.name}**,
+has {info.num_layers} transformer layers, so every token gets **{info.num_layers + 1} hidden states**:
+the embedding layer's output plus one per layer, each a vector of {info.hidden_size} numbers.
+
+| Page | Question it answers |
+|---|---|
+| 🧩 Tokenization | How does text become WordPiece tokens, IDs, segments and an attention mask? |
+
+Every page shows what you are looking at, the plain `transformers` code that reproduces its numbers,
+and a link that reopens the same view. Pick another model or device in the sidebar.
+"""
+)
+st.page_link("pages/tokenization.py", label="Start with tokenization", icon="🧩")

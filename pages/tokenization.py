@@ -1,0 +1,113 @@
+"""Tokenization: text -> WordPiece tokens, IDs, segments, attention mask, padding; the vocabulary."""
+import unicodedata
+
+import pandas as pd
+import streamlit as st
+
+from bertviz_core import recipes
+from bertviz_core.tokens import annotate_tokens, highlight_html, unknown_characters
+from bertviz_core.vocab import kind_counts, search_vocabulary
+from ui import download_csv, encoder, literal, model_key, teaching_panel, through_navigation, tokenize_text
+
+through_navigation()
+
+TUTORIAL = "After stealing money from the bank vault, the bank robber was seen fishing on the Mississippi river bank."
+MAX_CHARS = 50_000
+
+enc = encoder()
+info = enc.info
+st.title("🧩 Tokenization")
+
+text = st.text_area("Text", TUTORIAL, key="tok_text", bind="query-params", max_chars=MAX_CHARS, height=90)
+pair = st.text_input("Optional second sentence (makes a sentence pair: segment 1)", "", key="tok_pair",
+                     bind="query-params", max_chars=MAX_CHARS)
+pair = pair or None
+
+unpadded = tokenize_text(model_key(), text, pair, None)
+n_tokens = len(unpadded)
+left, right = st.columns([1, 2])
+pad = left.toggle("Pad to a fixed length T", key="tok_pad", bind="query-params",
+                  help="Batches need equal lengths: shorter inputs get [PAD] tokens with attention mask 0.")
+pad_to = None
+if pad:
+    default_t = min(max(n_tokens, 32), info.max_length)
+    pad_to = int(right.number_input(f"T (from {n_tokens} to {info.max_length})", n_tokens, info.max_length,
+                                    default_t, key="tok_T", bind="query-params"))
+tokens = annotate_tokens(tokenize_text(model_key(), text, pair, pad_to), text, pair)
+
+teaching_panel(
+    "Each row is one token the model sees: its WordPiece string, its row (ID) in the embedding table, "
+    "its segment, and whether attention may look at it.  \n"
+    "A word missing from the vocabulary is split into pieces; pieces after the first start with ##.",
+    recipes.tokenization(info, text, pair, pad_to),
+)
+
+words = tokens["word_index"].dropna().nunique()
+unknown = unknown_characters(tokens, enc.tokenizer.unk_token, text, pair)
+dropped = tokens.attrs.get("dropped", 0)
+cols = st.columns(5)
+cols[0].metric("Tokens", n_tokens)
+cols[1].metric("Words", words)
+cols[2].metric("## pieces", int((tokens["piece"] == "## continuation").sum()))
+cols[3].metric("[UNK]", len(unknown))
+cols[4].metric("Dropped by truncation", dropped)
+
+if not text.strip() and not pair:
+    st.info("The text is empty, so only the special tokens [CLS] and [SEP] remain. Type a sentence above.")
+if dropped:
+    st.warning(f"The input is longer than this model's maximum of {info.max_length} tokens: "
+               f"**{dropped} tokens were dropped** from the end before [SEP]. Only what is shown reaches the model.",
+               icon="✂️")
+if unknown:
+    st.warning(f"{len(unknown)} piece(s) of the text are not in the vocabulary and became "
+               f"{enc.tokenizer.unk_token}:", icon="❓")
+    st.dataframe(pd.DataFrame({
+        "text": unknown,
+        "code points": [" ".join(f"U+{ord(c):04X}" for c in u) for u in unknown],
+        "name": [", ".join(unicodedata.name(c, "?") for c in u) for u in unknown],
+    }), hide_index=True)
+
+tab_tokens, tab_vocab = st.tabs(["Tokens", "Vocabulary"])
+with tab_tokens:
+    st.caption("The text with each token's span shaded: one colour per word, a dark bar before each ## piece, "
+               "red for [UNK]. Hover a span for its token and ID.")
+    st.html(highlight_html(tokens, text, enc.tokenizer.unk_token))
+    if pair:
+        st.caption("Second sentence (segment 1):")
+        st.html(highlight_html(tokens, pair, enc.tokenizer.unk_token, segment=1))
+    shown = tokens[["position", "token", "id", "segment", "attention_mask", "word_index", "piece", "word",
+                    "start", "end"]]
+    shade = {"## continuation": "background-color: #fef3c7", "special": "background-color: #e0e7ff",
+             "padding": "color: #94a3b8"}
+    st.dataframe(
+        shown.style.apply(lambda row: [shade.get(row["piece"], "")] * len(row), axis=1),
+        hide_index=True, width="stretch", height=min(35 * (len(shown) + 1) + 3, 1000),
+        column_config={"attention_mask": st.column_config.NumberColumn("attention mask"),
+                       "word_index": st.column_config.NumberColumn("word #")},
+    )
+    download_csv(shown, "Download the token table (CSV)", "tokens.csv", "tok_csv")
+    st.caption("The BERT tutorials set segment IDs to 1 for a lone sentence; the tokenizer (and this page) "
+               "uses 0. Segment 1 only marks the second sentence of a pair.")
+
+with tab_vocab:
+    vocab = enc.vocabulary()
+    counts = kind_counts(vocab)
+    st.caption(f"{len(vocab):,} entries. Whole words, ## pieces that continue a word, single characters, "
+               "[unused] slots kept free for fine-tuning, and the special tokens.")
+    st.dataframe(counts.rename("entries").to_frame().T, hide_index=True)
+    c1, c2, c3 = st.columns([1, 1, 2])
+    start = int(c1.number_input("First ID", 0, len(vocab) - 1, 5000, key="voc_start", bind="query-params"))
+    count = int(c2.number_input("How many", 1, 500, 21, key="voc_n", bind="query-params"))
+    query = c3.text_input("Search tokens (substring)", "", key="voc_q", bind="query-params",
+                          placeholder="e.g. bank, or ^##ing$ with regex on")
+    regex = c3.toggle("Regular expression", key="voc_re", bind="query-params")
+    if query:
+        try:
+            hits = search_vocabulary(vocab, query, regex)
+        except ValueError as err:
+            st.error(literal(str(err)))
+            hits = vocab.iloc[0:0]
+        st.caption(f"{len(hits):,} entries match; showing up to 500.")
+        st.dataframe(hits.head(500), hide_index=True, width="stretch")
+    else:
+        st.dataframe(vocab.iloc[start:start + count], hide_index=True, width="stretch")

@@ -1,0 +1,97 @@
+"""AppTest runs of the app shell and the Tokenization page (no browser)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from test_encoder import TUTORIAL_IDS
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+TIMEOUT = 120
+
+
+def open_page(page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def token_table(at: AppTest):
+    return next(df.value for df in at.dataframe if "attention_mask" in getattr(df.value, "columns", []))
+
+
+def test_overview_and_sidebar_facts() -> None:
+    at = open_page()
+    assert "BERT Embedding Explorer" in at.title[0].value
+    facts = " ".join(m.value for m in at.sidebar.markdown)
+    assert "6 layers" in facts and "hidden 384" in facts and "vocab 30,522" in facts
+
+
+def test_tokenization_defaults_show_the_tutorial_ids() -> None:
+    at = open_page("pages/tokenization.py")
+    table = token_table(at)
+    assert table["id"].tolist() == TUTORIAL_IDS
+    assert at.metric[0].value == "22"
+
+
+def test_padding_adds_pad_rows_with_mask_zero() -> None:
+    at = open_page("pages/tokenization.py")
+    at.toggle(key="tok_pad").set_value(True).run()
+    at.number_input(key="tok_T").set_value(30).run()
+    table = token_table(at)
+    assert len(table) == 30 and table["token"].tolist()[22:] == ["[PAD]"] * 8
+    assert table["attention_mask"].tolist()[22:] == [0] * 8
+
+
+def test_pair_gets_segment_one_and_word_pieces_are_marked() -> None:
+    at = open_page("pages/tokenization.py")
+    at.text_input(key="tok_pair").set_value("embeddings").run()
+    table = token_table(at)
+    assert table["segment"].tolist()[-5:] == [1, 1, 1, 1, 1]
+    assert table["piece"].tolist()[-4:-1] == ["## continuation"] * 3
+    assert set(table["word"].tolist()[-5:-1]) == {"embeddings"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expect"),
+    [
+        ("", "only the special tokens"),
+        ("   ", "only the special tokens"),
+        ("word " * 5000, "tokens were dropped"),
+        ("I 💙 BERT", "became"),
+    ],
+)
+def test_edge_texts_explain_themselves(text: str, expect: str) -> None:
+    at = open_page("pages/tokenization.py")
+    at.text_area(key="tok_text").set_value(text).run()
+    assert not at.exception
+    messages = " ".join(m.value for m in [*at.info, *at.warning])
+    assert expect in messages
+
+
+def test_markup_in_text_is_not_rendered() -> None:
+    at = open_page("pages/tokenization.py")
+    at.text_area(key="tok_text").set_value("<b>bold</b> [link](http://x.org)").run()
+    html = " ".join(h.proto.body for h in at.get("html"))
+    assert "&lt;" in html and "&gt;" in html and "<b>" not in html and "</b>" not in html
+
+
+def test_bad_vocabulary_regex_is_a_message() -> None:
+    at = open_page("pages/tokenization.py")
+    at.toggle(key="voc_re").set_value(True).run()
+    at.text_input(key="voc_q").set_value("([").run()
+    assert not at.exception and "not a valid regular expression" in at.error[0].value
+
+
+def test_model_that_fails_keeps_the_previous_one(tmp_path: Path) -> None:
+    at = open_page("pages/tokenization.py")
+    at.sidebar.selectbox(key="model").set_value("Custom id or path…").run()
+    at.sidebar.text_input(key="custom_model").set_value(str(tmp_path)).run()
+    assert not at.exception
+    assert "not a model directory" in at.sidebar.error[0].value
+    assert token_table(at)["id"].tolist() == TUTORIAL_IDS  # still served by the bundled model

@@ -1,0 +1,99 @@
+"""Real-browser tests: `streamlit run app.py` on a free loopback port, driven by Debian's chromium."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("BERTVIZ_REQUIRE_BROWSER"):
+        raise RuntimeError("BERTVIZ_REQUIRE_BROWSER is set but chromium is missing: apt-get install chromium")
+    pytest.skip("chromium is not installed (apt-get install chromium); skipping browser tests",
+                allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[str]:
+    port = free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not become healthy within 60 s")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield chromium
+        chromium.close()
+
+
+def open_view(browser: Browser, url: str) -> Page:
+    """A fresh context (no shared state), the page loaded and its script run finished."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+    page.goto(url)
+    wait_idle(page)
+    return page
+
+
+def wait_idle(page: Page) -> None:
+    page.wait_for_selector(IDLE, timeout=90_000)
+    page.wait_for_timeout(300)
+    page.wait_for_selector(IDLE, timeout=90_000)
+
+
+def test_tokenization_deep_link_shows_tutorial_tokens(server: str, browser: Browser) -> None:
+    page = open_view(browser, f"{server}/tokenization")
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.get_by_text("Tokens", exact=True).first.is_visible()
+    metric = page.locator("[data-testid='stMetricValue']").first.inner_text()
+    assert metric.strip() == "22"
+    assert page.locator("[data-testid='stSidebar']").get_by_text("6 layers", exact=False).count() == 1
+    page.context.close()
+
+
+def test_tokenization_settings_come_from_the_url(server: str, browser: Browser) -> None:
+    page = open_view(browser, f"{server}/tokenization?tok_text=embeddings&tok_pad=true&tok_T=9")
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.locator("[data-testid='stMetricValue']").first.inner_text().strip() == "6"
+    assert page.locator("textarea").first.input_value() == "embeddings"
+    page.context.close()

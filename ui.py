@@ -1,0 +1,122 @@
+"""Streamlit glue shared by every page: the model picker, cached core calls, the teaching panel.
+
+The core (bertviz_core) never imports Streamlit; this module is the only bridge. One Encoder
+per (model, device) lives in ``st.cache_resource`` and serves every browser session; results
+are cached with bounded ``st.cache_data`` as numpy arrays and pandas frames.
+"""
+from __future__ import annotations
+
+import re
+from urllib.parse import urlencode
+
+import pandas as pd
+import streamlit as st
+
+from streamlit.runtime.pages_manager import PagesManager
+
+from bertviz_core import BUNDLED_MODEL, KNOWN_HUB_MODELS, Encoder, Encoding
+from bertviz_core.models import available_devices
+
+
+CUSTOM = "Custom id or path…"
+ACTIVE = "_active_model"  # session key: the (model, device) that last loaded
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def literal(text: str) -> str:
+    """Escape Markdown so user text inside a message shows as typed, never rendered."""
+    return _MARKDOWN.sub(r"\\\1", text)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def get_encoder(model: str, device: str) -> Encoder:
+    """One shared Encoder per (model, device). Failures raise and are not cached."""
+    from bertviz_core import load_encoder
+
+    return load_encoder(None if model == BUNDLED_MODEL else model, device=device)
+
+
+def through_navigation() -> None:
+    """Call first on every page: make sure app.py's st.navigation (and its sidebar) serves it.
+
+    Streamlit treats a folder named pages/ beside the entry point as a legacy multipage app until
+    st.navigation first runs. When a server's first visitor opens a deep link (/tokenization), the
+    page file would run alone, without app.py, and the legacy mode would stick for the whole
+    process. Leave that mode and rerun, so app.py serves the same URL.
+    """
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+def model_sidebar() -> None:
+    """Model and device pickers with the loaded model's facts; a failed load keeps the last good model."""
+    side = st.sidebar
+    side.header("Model")
+    choice = side.selectbox("Model", [BUNDLED_MODEL, *KNOWN_HUB_MODELS, CUSTOM], key="model", bind="query-params",
+                            help="The bundled model works offline. Hub models download on first use.")
+    model = choice
+    if choice == CUSTOM:
+        model = side.text_input("Hub id or local folder", key="custom_model", bind="query-params",
+                                placeholder="e.g. prajjwal1/bert-tiny or /models/my-bert").strip()
+    device = side.selectbox("Device", available_devices(), key="device", bind="query-params",
+                            help="auto = CUDA if present, then Apple MPS, then CPU.")
+    wanted = (model or BUNDLED_MODEL, device)
+    if wanted != st.session_state.get(ACTIVE):
+        try:
+            with side, st.spinner(f"Loading {wanted[0]}…"):
+                get_encoder(*wanted)
+            st.session_state[ACTIVE] = wanted
+        except ValueError as err:
+            side.error(literal(str(err)), icon="⚠️")
+            st.session_state.setdefault(ACTIVE, (BUNDLED_MODEL, "auto"))
+            side.caption(f"Still using **{literal(st.session_state[ACTIVE][0])}**.")
+    info = encoder().info
+    side.markdown(
+        f"**{literal(info.name)}**  \n{info.num_layers} layers · hidden {info.hidden_size} · vocab {info.vocab_size:,}  \n"
+        f"max {info.max_length} tokens · device `{info.device}` · pooler {'yes' if info.has_pooler else 'no'}"
+    )
+
+
+def encoder() -> Encoder:
+    """The Encoder of this session's active model."""
+    return get_encoder(*st.session_state.get(ACTIVE, (BUNDLED_MODEL, "auto")))
+
+
+def model_key() -> tuple[str, str]:
+    """Hashable identity of the active model, for keying cached results."""
+    return st.session_state.get(ACTIVE, (BUNDLED_MODEL, "auto"))
+
+
+@st.cache_data(max_entries=64, show_spinner="Running the model…")
+def encode_texts(key: tuple[str, str], texts: tuple[str, ...]) -> list[Encoding]:
+    """Cached ``Encoder.encode``: the model runs once per (model, texts)."""
+    return get_encoder(*key).encode(list(texts))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def tokenize_text(key: tuple[str, str], text: str, text_pair: str | None, pad_to: int | None) -> pd.DataFrame:
+    """Cached ``Encoder.tokenize``."""
+    return get_encoder(*key).tokenize(text, text_pair, pad_to)
+
+
+def share_link() -> str:
+    """A URL that reopens this page with its current settings."""
+    base = st.context.url or ""
+    query = urlencode(st.query_params.to_dict())
+    return f"{base}?{query}" if query else base
+
+
+def teaching_panel(what: str, code: str) -> None:
+    """'What you are looking at' (two lines), the plain transformers code, and a link to this view."""
+    st.info(what, icon="🔎")
+    with st.expander("Reproduce these numbers in a notebook, or share this view"):
+        st.code(code, language="python")
+        st.caption("Link that reopens this view with the same settings:")
+        st.code(share_link(), language=None)
+
+
+def download_csv(frame: pd.DataFrame, label: str, file_name: str, key: str) -> None:
+    """A CSV download button for the numbers behind a table or chart."""
+    st.download_button(label, frame.to_csv(index=False).encode("utf-8"), file_name=file_name,
+                       mime="text/csv", key=key, on_click="ignore")
