@@ -7,7 +7,8 @@ st.set_page_config(page_title="BERT Embedding Explorer", page_icon="🔎", layou
 
 PAGES = [
     st.Page("pages/overview.py", title="Overview", icon="🏠", default=True),
-    st.Page("pages/tokenization.py", title="Tokenization", icon="🧩", url_path="tokenization"),
+    st.Page("pages/tokenization.py", title="Tokenization", icon="🧩"),
+    st.Page("pages/layer_values.py", title="Layer values", icon="📊"),
 ]
 
 page = st.navigation(PAGES)

@@ -30,3 +30,27 @@ def tokenization(info: ModelInfo, text: str, text_pair: str | None, pad_to: int 
         "    print(position, token, encoded['input_ids'][position],\n"
         "          encoded['token_type_ids'][position], encoded['attention_mask'][position])\n"
     )
+
+
+def hidden_states(info: ModelInfo, text: str) -> str:
+    """All hidden states of one text as a (layers+1, tokens, hidden) tensor."""
+    return (
+        load_lines(info)
+        + f"\ninputs = tokenizer({text!r}, return_tensors='pt', truncation=True)\n"
+        "with torch.no_grad():\n"
+        "    outputs = model(**inputs, output_hidden_states=True)\n"
+        f"# {info.num_layers + 1} = the embedding layer's output + {info.num_layers} transformer layers\n"
+        "states = torch.stack(outputs.hidden_states)[:, 0]   # (layers+1, tokens, hidden)\n"
+    )
+
+
+def layer_values(info: ModelInfo, text: str, token: int, layer: int) -> str:
+    """The histogram and statistics of one token's vector at one layer."""
+    return (
+        hidden_states(info, text)
+        + f"\nvector = states[{layer}, {token}].numpy()        # token {token} at layer {layer}\n"
+        "counts, edges = np.histogram(vector, bins=200)\n"
+        "print(vector.min(), vector.max(), vector.mean(), vector.std(), np.linalg.norm(vector))\n"
+        "# per layer, all tokens: values = states.reshape(len(states), -1).numpy()\n"
+        "# scipy.stats.kurtosis(values, axis=1); np.linalg.norm(states, dim=2).mean(1)\n"
+    ).replace("import torch\n", "import numpy as np\nimport torch\n", 1)

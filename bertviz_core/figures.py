@@ -1,0 +1,63 @@
+"""Plotly figure builders: numpy/pandas in, ``go.Figure`` out. No computation beyond layout."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+
+def layer_label(layer: int) -> str:
+    """Layer 0 is the embedding layer's output; layer k the output of transformer layer k."""
+    return "0 · embeddings" if layer == 0 else f"layer {layer}"
+
+
+def histogram_figure(counts: np.ndarray, edges: np.ndarray, title: str) -> go.Figure:
+    """Bars for precomputed bins: counts (bins,), edges (bins+1,)."""
+    centers = (edges[:-1] + edges[1:]) / 2
+    fig = go.Figure(go.Bar(x=centers, y=counts, width=np.diff(edges), marker_color="#4f46e5",
+                           hovertemplate="value %{x:.3f}<br>count %{y}<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="value", yaxis_title="count", bargap=0,
+                      height=320, margin=dict(l=10, r=10, t=40, b=10))
+    return fig
+
+
+def layer_distributions_figure(quantiles: pd.DataFrame, title: str) -> go.Figure:
+    """One box per layer from precomputed quantiles (see ``stats.layer_quantiles``).
+
+    Box = quartiles, whiskers = 1st and 99th percentiles, dots = min and max.
+    """
+    names = [layer_label(int(layer)) for layer in quantiles["layer"]]
+    fig = go.Figure(go.Box(
+        x=names, q1=quantiles["q1"], median=quantiles["median"], q3=quantiles["q3"],
+        lowerfence=quantiles["p1"], upperfence=quantiles["p99"], name="distribution",
+        marker_color="#4f46e5", showlegend=False,
+    ))
+    for column, symbol in (("min", "triangle-down"), ("max", "triangle-up")):
+        fig.add_trace(go.Scatter(x=names, y=quantiles[column], mode="markers", name=column,
+                                 marker=dict(symbol=symbol, size=9, color="#dc2626")))
+    fig.update_layout(title=title, yaxis_title="value", height=380, margin=dict(l=10, r=10, t=40, b=10))
+    return fig
+
+
+def heatmap_figure(
+    matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], title: str,
+    colorscale: str = "Viridis", marked_columns: Sequence[int] = (), zmid: float | None = None,
+    annotate: bool = False,
+) -> go.Figure:
+    """A heatmap of (rows, columns); ``marked_columns`` get a red tick and a label above the plot."""
+    text = np.vectorize(lambda v: f"{v:.2f}")(matrix) if annotate else None
+    fig = go.Figure(go.Heatmap(
+        z=matrix, x=list(x_labels), y=list(y_labels), colorscale=colorscale, zmid=zmid,
+        text=text, texttemplate="%{text}" if annotate else None,
+        hovertemplate="%{y} · %{x}<br>%{z:.3f}<extra></extra>",
+    ))
+    for col in marked_columns:
+        fig.add_shape(type="line", xref="x", yref="paper", x0=col, x1=col, y0=1.0, y1=1.04,
+                      line=dict(color="red", width=3))
+        fig.add_annotation(x=col, y=1.04, yref="paper", text=f"dim {col}", showarrow=False,
+                           yanchor="bottom", font=dict(color="red", size=11))
+    fig.update_layout(title=title, height=max(300, 22 * len(y_labels) + 120),
+                      margin=dict(l=10, r=10, t=60, b=10), yaxis_autorange="reversed")
+    return fig

@@ -1,0 +1,82 @@
+"""Layer statistics and the outlier rule against direct numpy on known inputs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bertviz_core import Encoder, stats
+
+
+@pytest.fixture
+def states() -> np.ndarray:
+    return np.random.default_rng(0).normal(size=(7, 10, 64)).astype(np.float32)  # (L+1, T, H)
+
+
+def test_vector_stats_and_histogram(states: np.ndarray) -> None:
+    v = states[5, 5]
+    got = stats.vector_stats(v)
+    assert got["min"] == pytest.approx(v.min()) and got["max"] == pytest.approx(v.max())
+    assert got["mean"] == pytest.approx(v.mean(), abs=1e-6) and got["std"] == pytest.approx(v.std(), rel=1e-5)
+    assert got["l2_norm"] == pytest.approx(np.sqrt((v.astype(np.float64) ** 2).sum()), rel=1e-6)
+    counts, edges = stats.histogram(v)
+    assert len(counts) == 200 and len(edges) == 201 and counts.sum() == v.size
+    assert edges[0] == pytest.approx(v.min()) and edges[-1] == pytest.approx(v.max())
+
+
+def test_layer_stats_match_numpy(states: np.ndarray) -> None:
+    table = stats.layer_stats(states)
+    assert table["layer"].tolist() == list(range(7))
+    for layer in range(7):
+        x = states[layer].astype(np.float64).ravel()
+        centred = x - x.mean()
+        excess = (centred ** 4).mean() / (centred ** 2).mean() ** 2 - 3
+        row = table.iloc[layer]
+        assert row["mean"] == pytest.approx(x.mean()) and row["std"] == pytest.approx(x.std())
+        assert row["min"] == pytest.approx(x.min()) and row["max"] == pytest.approx(x.max())
+        assert row["kurtosis"] == pytest.approx(excess, rel=1e-9)
+        norms = np.sqrt((states[layer].astype(np.float64) ** 2).sum(axis=1))
+        assert row["mean_l2_norm"] == pytest.approx(norms.mean())
+    one = stats.layer_stats(states, token=3)
+    assert one["max"].tolist() == pytest.approx(states[:, 3].max(axis=1).tolist())
+
+
+def test_quantiles_and_norms(states: np.ndarray) -> None:
+    q = stats.layer_quantiles(states, token=2)
+    assert q["median"].tolist() == pytest.approx(np.median(states[:, 2], axis=1).tolist())
+    assert q["p99"].tolist() == pytest.approx(np.percentile(states[:, 2], 99, axis=1).tolist())
+    norms = stats.token_norms(states)
+    assert norms.shape == (10, 7)
+    assert norms[4, 6] == pytest.approx(np.linalg.norm(states[6, 4].astype(np.float64)))
+
+
+def test_planted_outlier_dimension_is_found(states: np.ndarray) -> None:
+    planted = states.copy()
+    planted[2:, :, 17] = -9.0  # layers 2..6, every token: far outside N(0, 1)
+    planted[3, :6, 40] = 8.0  # layer 3, 6 of 10 tokens
+    planted[4, :3, 50] = 8.0  # layer 4, only 3 of 10 tokens: not "most tokens"
+    found = stats.outlier_dimensions(planted)
+    assert found["dimension"].tolist() == [17, 40]
+    assert found.iloc[0]["layers"] == "2, 3, 4, 5, 6" and found.iloc[0]["n_layers"] == 5
+    assert found.iloc[0]["mean_value"] == pytest.approx(-9.0)
+    mask = stats.outlier_mask(planted)
+    h = planted.astype(np.float64)
+    z = np.abs(h - h.mean(axis=(1, 2), keepdims=True)) / h.std(axis=(1, 2), keepdims=True)
+    np.testing.assert_array_equal(mask, (z > 3.0).mean(axis=1) > 0.5)
+    lenient = stats.outlier_dimensions(planted, stats.OutlierRule(share=0.25))["dimension"].tolist()
+    assert lenient[0] == 17 and set(lenient) == {17, 40, 50}  # 40 and 50 tie on n_layers
+    assert stats.outlier_dimensions(states).empty  # pure noise has none
+
+
+def test_constant_layer_has_no_outliers() -> None:
+    flat = np.zeros((3, 4, 8), dtype=np.float32)
+    assert stats.outlier_dimensions(flat).empty
+    assert np.isfinite(stats.layer_stats(flat)[["mean", "std", "mean_l2_norm"]].to_numpy()).all()
+
+
+def test_bundled_model_has_its_own_outlier_dimensions(bundled: Encoder) -> None:
+    (enc,) = bundled.encode(["After stealing money from the bank vault, the bank robber was seen fishing "
+                             "on the Mississippi river bank."])
+    found = stats.outlier_dimensions(enc.hidden_states)
+    assert not found.empty and found["n_layers"].min() >= 1
+    for d in found["dimension"]:
+        assert stats.outlier_mask(enc.hidden_states)[:, d].any()
