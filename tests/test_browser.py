@@ -97,3 +97,23 @@ def test_tokenization_settings_come_from_the_url(server: str, browser: Browser) 
     assert page.locator("[data-testid='stMetricValue']").first.inner_text().strip() == "6"
     assert page.locator("textarea").first.input_value() == "embeddings"
     page.context.close()
+
+
+def plotly_summaries(page: Page, count: int) -> list[dict]:
+    """Title, trace type and number of drawn points of each plotly chart, once ``count`` are drawn."""
+    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {count}", timeout=60_000)
+    return page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(el => ({
+        title: el.layout.title.text, type: el._fullData[0].type, points: el.calcdata[0].length}))""")
+
+
+def test_layer_values_page_renders_histogram_layers_and_outliers(server: str, browser: Browser) -> None:
+    page = open_view(browser, f"{server}/layer_values")
+    summaries = plotly_summaries(page, 4)
+    hist = next(s for s in summaries if "Token 5 · the at layer 5" in s["title"])
+    assert hist["type"] == "bar" and hist["points"] == 200
+    layers = next(s for s in summaries if "Values per layer" in s["title"])
+    assert layers["type"] == "box" and layers["points"] == 7
+    assert page.get_by_text("Outlier dimensions").count() >= 1
+    assert page.locator("[data-testid='stDataFrame']").count() >= 2  # statistics and outlier tables
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.context.close()

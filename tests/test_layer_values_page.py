@@ -1,0 +1,78 @@
+"""AppTest of the Layer values page: charts, the 12-layer shape, edge inputs, no model call on changes."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from bertviz_core.encoder import Encoder
+from test_app import open_page
+
+PAGE = "pages/layer_values.py"
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """Plotly figures on the page, by title."""
+    figs = [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    return {fig["layout"]["title"]["text"]: fig for fig in figs}
+
+
+def chart(at: AppTest, starts: str) -> dict:
+    return next(fig for title, fig in charts(at).items() if title.startswith(starts))
+
+
+def test_defaults_show_histogram_layers_and_outliers() -> None:
+    at = open_page(PAGE)
+    hist = chart(at, "Token 5 · the at layer 5")
+    assert hist["data"][0]["type"] == "bar" and len(hist["data"][0]["width"]["bdata"]) > 0
+    assert "200 bins" in hist["layout"]["title"]["text"]
+    box = chart(at, "Values per layer")
+    assert box["data"][0]["x"] == ["0 · embeddings"] + [f"layer {i}" for i in range(1, 7)]
+    outliers = next(df.value for df in at.dataframe if "dimension" in df.value.columns and "n_layers" in df.value.columns)
+    assert len(outliers) >= 1
+    assert [m.label for m in at.metric] == ["min", "max", "mean", "std", "l2 norm"]
+
+
+def test_twelve_layer_model_shows_thirteen_distributions(tiny_dir: Path) -> None:
+    at = open_page(PAGE)
+    at.sidebar.selectbox(key="model").set_value("Custom id or path…").run()
+    at.sidebar.text_input(key="custom_model").set_value(str(tiny_dir)).run()
+    assert not at.exception and not at.sidebar.error
+    box = chart(at, "Values per layer")
+    assert len(box["data"][0]["x"]) == 13 and box["data"][0]["x"][-1] == "layer 12"
+    assert at.slider(key="lv_layer").max == 12
+
+
+def test_changing_token_layer_scope_and_rule_runs_no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    original = Encoder.encode
+    monkeypatch.setattr(Encoder, "encode", lambda self, texts: calls.append(len(texts)) or original(self, texts))
+    at = open_page(PAGE)
+    at.text_area(key="lv_text").set_value("A fresh text about river banks, used once.").run()
+    before = len(calls)
+    assert before == 1
+    at.slider(key="lv_layer").set_value(2).run()
+    at.selectbox(key="lv_token").set_value(3).run()
+    at.radio(key="lv_scope").set_value("all tokens").run()
+    at.slider(key="lv_k").set_value(2.5).run()
+    assert not at.exception and len(calls) == before
+    assert chart(at, "Token 3 · text at layer 2") and chart(at, "Values per layer, all")
+
+
+@pytest.mark.parametrize(("text", "expect"), [
+    ("", "Type a text"),
+    ("   ", "Type a text"),
+    ("Hello", None),
+    ("bank " * 3000, "tokens were dropped"),
+])
+def test_edge_inputs_are_clear(text: str, expect: str | None) -> None:
+    at = open_page(PAGE)
+    at.text_area(key="lv_text").set_value(text).run()
+    assert not at.exception
+    messages = " ".join(m.value for m in [*at.info, *at.warning])
+    if expect:
+        assert expect in messages
+    else:
+        assert chart(at, "Token 2 · [SEP] at layer 5")  # 3 tokens: token 5 clamps to the last
