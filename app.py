@@ -9,6 +9,7 @@ PAGES = [
     st.Page("pages/overview.py", title="Overview", icon="🏠", default=True),
     st.Page("pages/tokenization.py", title="Tokenization", icon="🧩"),
     st.Page("pages/layer_values.py", title="Layer values", icon="📊"),
+    st.Page("pages/word_similarity.py", title="Word in context", icon="🏦"),
 ]
 
 page = st.navigation(PAGES)

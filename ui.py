@@ -16,6 +16,7 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from bertviz_core import BUNDLED_MODEL, KNOWN_HUB_MODELS, Encoder, Encoding
 from bertviz_core.models import available_devices
+from bertviz_core.word_vectors import Occurrence, occurrences
 
 
 CUSTOM = "Custom id or path…"
@@ -92,6 +93,12 @@ def model_key() -> tuple[str, str]:
 def encode_texts(key: tuple[str, str], texts: tuple[str, ...]) -> list[Encoding]:
     """Cached ``Encoder.encode``: the model runs once per (model, texts)."""
     return get_encoder(*key).encode(list(texts))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def word_occurrences(key: tuple[str, str], texts: tuple[str, ...], word: str, subword: str) -> list[Occurrence]:
+    """Cached occurrences of ``word``, from cached encodings: a new word or rule runs no model."""
+    return occurrences(encode_texts(key, texts), word, subword)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -19,6 +19,7 @@ from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from bertviz_core.models import load_pretrained, resolve_device, resolve_source
 from bertviz_core.vocab import vocabulary_table
+from bertviz_core.word_vectors import Occurrence, check_word, occurrences
 
 TOKEN_BUDGET = 8192  # padded tokens per forward pass
 MAX_BATCH = 64
@@ -213,6 +214,15 @@ class Encoder:
                     pooler=None if pooler is None else pooler[row].cpu().numpy(), dropped=item.dropped,
                 )
         return result  # type: ignore[return-value]
+
+    def word_vectors(self, texts: Sequence[str], word: str, subword: str = "mean") -> list[Occurrence]:
+        """Every whole-word, case-insensitive occurrence of ``word`` in ``texts``, in order.
+
+        Each ``Occurrence`` has ``.vectors`` float32 (num_layers+1, hidden): the word's pieces
+        merged by ``subword`` (one of ``SUBWORD_RULES``: mean, sum, first, last).
+        """
+        check_word(word)
+        return occurrences(self.encode(texts), word, subword)
 
 
 def load_encoder(model: str | None = None, device: str = "auto") -> Encoder:

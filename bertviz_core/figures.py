@@ -44,9 +44,10 @@ def layer_distributions_figure(quantiles: pd.DataFrame, title: str) -> go.Figure
 def heatmap_figure(
     matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], title: str,
     colorscale: str = "Viridis", marked_columns: Sequence[int] = (), zmid: float | None = None,
-    annotate: bool = False,
+    annotate: bool = False, best_cell: tuple[int, int] | None = None,
 ) -> go.Figure:
-    """A heatmap of (rows, columns); ``marked_columns`` get a red tick and a label above the plot."""
+    """A heatmap of (rows, columns); ``marked_columns`` get a red tick and a label above the plot,
+    ``best_cell`` (row, column) a red box."""
     text = np.vectorize(lambda v: f"{v:.2f}")(matrix) if annotate else None
     fig = go.Figure(go.Heatmap(
         z=matrix, x=list(x_labels), y=list(y_labels), colorscale=colorscale, zmid=zmid,
@@ -58,6 +59,26 @@ def heatmap_figure(
                       line=dict(color="red", width=3))
         fig.add_annotation(x=col, y=1.04, yref="paper", text=f"dim {col}", showarrow=False,
                            yanchor="bottom", font=dict(color="red", size=11))
-    fig.update_layout(title=title, height=max(300, 22 * len(y_labels) + 120),
+    if best_cell is not None:
+        row, col = best_cell
+        fig.add_shape(type="rect", x0=col - 0.5, x1=col + 0.5, y0=row - 0.5, y1=row + 0.5,
+                      line=dict(color="red", width=3))
+    row_height = 44 if annotate else 22
+    fig.update_layout(title=title, height=max(300, row_height * len(y_labels) + 160),
                       margin=dict(l=10, r=10, t=60, b=10), yaxis_autorange="reversed")
+    return fig
+
+
+def pair_curves_figure(curves: pd.DataFrame, same_sense: dict[str, bool | None], title: str) -> go.Figure:
+    """One line per pair across layers (long frame: pair, layer, cosine); dashed = different senses."""
+    fig = go.Figure()
+    for pair, rows in curves.groupby("pair", sort=False):
+        same = same_sense.get(pair)
+        fig.add_trace(go.Scatter(
+            x=[layer_label(int(x)) for x in rows["layer"]], y=rows["cosine"], mode="lines+markers", name=pair,
+            line=dict(dash="solid" if same in (True, None) else "dash", width=2 if same else 1.5),
+            hovertemplate=f"{pair}<br>%{{x}}: %{{y:.3f}}<extra></extra>",
+        ))
+    fig.update_layout(title=title, yaxis_title="cosine similarity", height=420,
+                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(font=dict(size=10)))
     return fig

@@ -54,3 +54,22 @@ def layer_values(info: ModelInfo, text: str, token: int, layer: int) -> str:
         "# per layer, all tokens: values = states.reshape(len(states), -1).numpy()\n"
         "# scipy.stats.kurtosis(values, axis=1); np.linalg.norm(states, dim=2).mean(1)\n"
     ).replace("import torch\n", "import numpy as np\nimport torch\n", 1)
+
+
+def word_similarity(info: ModelInfo, texts: list[str], word: str, strategy_code: str, merge_code: str) -> str:
+    """Every occurrence of ``word`` as one vector (pieces merged, layers combined), then cosines."""
+    return (
+        load_lines(info)
+        + f"import re\nfrom sklearn.metrics.pairwise import cosine_similarity\n\ntexts = {texts!r}\nvectors = []\n"
+        "for text in texts:\n"
+        "    inputs = tokenizer(text, return_tensors='pt', truncation=True, return_offsets_mapping=True)\n"
+        "    offsets = inputs.pop('offset_mapping')[0].tolist()\n"
+        "    with torch.no_grad():\n"
+        "        hidden = torch.stack(model(**inputs, output_hidden_states=True).hidden_states)[:, 0]\n"
+        f"    for m in re.finditer(r'(?<!\\w)' + re.escape({word!r}) + r'(?!\\w)', text, re.IGNORECASE):\n"
+        "        ids = [i for i, (s, e) in enumerate(offsets) if e > s and s >= m.start() and e <= m.end()]\n"
+        "        pieces = hidden[:, ids]                    # (layers+1, pieces, hidden)\n"
+        f"        states = {merge_code}                   # (layers+1, hidden)\n"
+        f"        vectors.append(({strategy_code}).numpy())\n"
+        "print(cosine_similarity(vectors).round(3))\n"
+    )

@@ -45,3 +45,17 @@ def tiny(tiny_dir: Path) -> Encoder:
 @pytest.fixture(scope="session")
 def tiny_no_pooler(tmp_path_factory: pytest.TempPathFactory) -> Encoder:
     return load_encoder(str(save_tiny_bert(tmp_path_factory.mktemp("nopool"), layers=2, pooler=False)))
+
+
+@pytest.fixture
+def model_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts Encoder.encode calls (one entry per call: how many texts) while a test runs."""
+    calls: list[int] = []
+    original = Encoder.encode
+
+    def counting(self: Encoder, texts):  # noqa: ANN001
+        calls.append(len(texts))
+        return original(self, texts)
+
+    monkeypatch.setattr(Encoder, "encode", counting)
+    return calls

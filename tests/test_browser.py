@@ -103,7 +103,7 @@ def plotly_summaries(page: Page, count: int) -> list[dict]:
     """Title, trace type and number of drawn points of each plotly chart, once ``count`` are drawn."""
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {count}", timeout=60_000)
     return page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(el => ({
-        title: el.layout.title.text, type: el._fullData[0].type, points: el.calcdata[0].length}))""")
+        title: el.layout.title.text.replace(/<\/?b>/g, ''), type: el._fullData[0].type, points: el.calcdata[0].length}))""")
 
 
 def test_layer_values_page_renders_histogram_layers_and_outliers(server: str, browser: Browser) -> None:
@@ -115,5 +115,29 @@ def test_layer_values_page_renders_histogram_layers_and_outliers(server: str, br
     assert layers["type"] == "box" and layers["points"] == 7
     assert page.get_by_text("Outlier dimensions").count() >= 1
     assert page.locator("[data-testid='stDataFrame']").count() >= 2  # statistics and outlier tables
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.context.close()
+
+
+def choose(page: Page, label: str, option: str) -> None:
+    """Pick ``option`` in the Streamlit selectbox labelled ``label`` and wait for the rerun."""
+    box = page.locator("[data-testid='stSelectbox']").filter(has_text=label)
+    box.locator("input").click()
+    page.get_by_role("option", name=option, exact=True).click()
+    wait_idle(page)
+
+
+def test_word_page_matrix_curves_scores_and_strategy_switch(server: str, browser: Browser) -> None:
+    page = open_view(browser, f"{server}/word_similarity")
+    summaries = plotly_summaries(page, 3)
+    assert summaries[0]["title"] == "cosine, sum of last 4"
+    assert any("cosine per layer" in s["title"] for s in summaries)
+    assert any("per merge rule" in s["title"] for s in summaries)
+    labels = page.evaluate("() => document.querySelector('.js-plotly-plot').data[0].y.slice(0, 3)")
+    assert labels == ["0: …from the bank vault, the…", "1: …vault, the bank robber was…", "2: …Mississippi river bank.…"]
+    choose(page, "Word vector", "layer 2")
+    choose(page, "Metric", "dot product")
+    assert plotly_summaries(page, 3)[0]["title"] == "dot product, layer 2"
+    assert "ws_strategy=layer+2" in page.url and "ws_metric=dot+product" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
     page.context.close()

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from bertviz_core.encoder import Encoder
 from test_app import open_page
 
 PAGE = "pages/layer_values.py"
@@ -45,10 +44,8 @@ def test_twelve_layer_model_shows_thirteen_distributions(tiny_dir: Path) -> None
     assert at.slider(key="lv_layer").max == 12
 
 
-def test_changing_token_layer_scope_and_rule_runs_no_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
-    original = Encoder.encode
-    monkeypatch.setattr(Encoder, "encode", lambda self, texts: calls.append(len(texts)) or original(self, texts))
+def test_changing_token_layer_scope_and_rule_runs_no_model(model_calls: list[int]) -> None:
+    calls = model_calls
     at = open_page(PAGE)
     at.text_area(key="lv_text").set_value("A fresh text about river banks, used once.").run()
     before = len(calls)

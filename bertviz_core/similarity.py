@@ -1,0 +1,73 @@
+"""Similarity between vectors: the metrics registry, matrices, per-layer pair curves, sense scores."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import roc_auc_score
+from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances
+
+
+@dataclass(frozen=True)
+class Metric:
+    """``fn`` maps (n, d) to an (n, n) matrix; ``similar_high`` is False for distances."""
+
+    fn: Callable[[np.ndarray], np.ndarray]
+    similar_high: bool
+    note: str
+
+
+METRICS: dict[str, Metric] = {
+    "cosine": Metric(lambda x: cosine_similarity(x), True, "angle only: 1 same direction, 0 orthogonal"),
+    "dot product": Metric(lambda x: x @ x.T, True, "angle and length together"),
+    "euclidean distance": Metric(lambda x: euclidean_distances(x), False, "0 = identical; lower is more similar"),
+}
+
+
+def similarity_matrix(vectors: np.ndarray, metric: str = "cosine") -> np.ndarray:
+    """(n, n) matrix of ``metric`` between the rows of (n, dim) ``vectors``, in float64."""
+    if metric not in METRICS:
+        raise ValueError(f"Unknown metric '{metric}'. Choose one of: {', '.join(METRICS)}.")
+    return METRICS[metric].fn(np.asarray(vectors, dtype=np.float64))
+
+
+def pair_layer_curves(per_layer: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
+    """Cosine of every pair at every layer from (n, layers+1, hidden): long frame pair, i, j, layer, cosine."""
+    rows = []
+    for layer in range(per_layer.shape[1]):
+        sims = similarity_matrix(per_layer[:, layer])
+        rows += [{"pair": f"{names[i]} ↔ {names[j]}", "i": i, "j": j, "layer": layer, "cosine": sims[i, j]}
+                 for i, j in combinations(range(len(names)), 2)]
+    return pd.DataFrame(rows, columns=["pair", "i", "j", "layer", "cosine"])
+
+
+def sense_scores(vectors: np.ndarray, senses: Sequence[str]) -> dict[str, float]:
+    """How well cosine separates same-sense from different-sense pairs, for (n, dim) vectors.
+
+    gap = mean same-sense cosine - mean different-sense cosine; auc = ROC AUC of same-sense
+    pairs over different-sense pairs (scikit-learn). Both NaN when a kind of pair is missing.
+    """
+    sims = similarity_matrix(vectors)
+    pairs = list(combinations(range(len(senses)), 2))
+    same = np.array([senses[i] == senses[j] for i, j in pairs])
+    values = np.array([sims[i, j] for i, j in pairs])
+    if not same.any() or same.all():
+        return {"gap": float("nan"), "auc": float("nan")}
+    return {"gap": float(values[same].mean() - values[~same].mean()),
+            "auc": float(roc_auc_score(same.astype(int), values))}
+
+
+def score_grid(per_layer_by_rule: dict[str, np.ndarray], strategies: dict[str, Callable], senses: Sequence[str],
+               score: str = "auc") -> pd.DataFrame:
+    """``score`` for every subword rule (rows) x word-vector strategy (columns).
+
+    ``per_layer_by_rule`` maps a rule name to its (n, layers+1, hidden) occurrence vectors.
+    """
+    return pd.DataFrame(
+        {name: [sense_scores(fn(v), senses)[score] for v in per_layer_by_rule.values()]
+         for name, fn in strategies.items()},
+        index=list(per_layer_by_rule),
+    )

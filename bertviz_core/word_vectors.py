@@ -1,0 +1,164 @@
+"""One word in many contexts: finding it, merging its WordPiece pieces, and the layer strategies.
+
+Two registries of ``Reducer`` live here. ``SUBWORD_RULES`` merge a word's pieces (mean, sum, first, last).
+``word_strategies(num_layers)`` turns a word's per-layer vectors (layers+1, hidden) into one
+vector: each single layer, last, second-to-last, sum / concat / mean of the last four, sum of
+all transformer layers, and the embedding layer. A new strategy is one entry; every page picks
+it up.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from bertviz_core.similarity import similarity_matrix
+
+if TYPE_CHECKING:
+    from bertviz_core.encoder import Encoding
+
+
+
+@dataclass(frozen=True)
+class Reducer:
+    """A registry entry: ``fn`` on numpy arrays, and ``code``, the same in plain torch for the teaching panel."""
+
+    fn: Callable[[np.ndarray], np.ndarray]
+    code: str
+
+
+SUBWORD_RULES: dict[str, Reducer] = {  # pieces (layers+1, pieces, hidden) -> (layers+1, hidden)
+    "mean": Reducer(lambda pieces: pieces.mean(axis=1), "pieces.mean(1)"),
+    "sum": Reducer(lambda pieces: pieces.sum(axis=1), "pieces.sum(1)"),
+    "first": Reducer(lambda pieces: pieces[:, 0], "pieces[:, 0]"),
+    "last": Reducer(lambda pieces: pieces[:, -1], "pieces[:, -1]"),
+}
+CONTEXT_WORDS = 2  # words either side in an occurrence's label
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One whole-word occurrence. ``vectors`` is float32 (layers+1, hidden), pieces merged."""
+
+    sentence: int  # index into the texts
+    positions: list[int]  # token indices of its pieces
+    pieces: list[str]
+    start: int  # character offsets into the text
+    end: int
+    context: str  # a short snippet, e.g. "…the bank vault…"
+    vectors: np.ndarray
+
+
+def check_word(word: str) -> str:
+    """The word, stripped; ``ValueError`` for empty, punctuation-only or multi-word input."""
+    if not isinstance(word, str) or not word.strip():
+        raise ValueError("Enter a word to look for, e.g. 'bank'.")
+    word = word.strip()
+    if not re.search(r"\w", word):
+        raise ValueError(f"'{word}' has no letters or digits: enter a word, e.g. 'bank'.")
+    if re.search(r"\s", word):
+        raise ValueError(f"'{word}' is more than one word: this view follows one word at a time.")
+    return word
+
+
+def find_spans(text: str, word: str) -> list[tuple[int, int]]:
+    """Character spans of every whole-word, case-insensitive occurrence of ``word`` in ``text``."""
+    pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
+    return [m.span() for m in pattern.finditer(text)]
+
+
+def _context(text: str, start: int, end: int) -> str:
+    left = re.search(rf"(?:\S+\s+){{0,{CONTEXT_WORDS}}}$", text[:start]).group(0)
+    right = re.match(rf"(?:\s*\S+){{0,{CONTEXT_WORDS}}}", text[end:]).group(0)
+    return "…" + " ".join((left + text[start:end] + right).split()) + "…"
+
+
+def occurrences(encodings: Sequence[Encoding], word: str, subword: str = "mean") -> list[Occurrence]:
+    """Every occurrence of ``word`` in already-encoded texts; no model call.
+
+    An occurrence cut off by truncation is left out.
+    """
+    word = check_word(word)
+    if subword not in SUBWORD_RULES:
+        raise ValueError(f"Unknown subword rule '{subword}'. Choose one of: {', '.join(SUBWORD_RULES)}.")
+    merge = SUBWORD_RULES[subword].fn
+    found = []
+    for index, enc in enumerate(encodings):
+        for start, end in find_spans(enc.text, word):
+            positions = [i for i, (s, e) in enumerate(enc.offsets)
+                         if enc.word_ids[i] is not None and e > s and s >= start and e <= end]
+            if not positions:
+                continue
+            found.append(Occurrence(
+                sentence=index, positions=positions, pieces=[enc.tokens[i] for i in positions],
+                start=start, end=end, context=_context(enc.text, start, end),
+                vectors=merge(enc.hidden_states[:, positions]).astype(np.float32),
+            ))
+    return found
+
+
+def suggest_words(texts: Sequence[str], word: str, limit: int = 8) -> list[str]:
+    """Words present in the texts that look like ``word`` (or the most frequent ones)."""
+    words = [w.lower() for text in texts for w in re.findall(r"\w+", text)]
+    close = difflib.get_close_matches(word.lower(), sorted(set(words)), n=limit, cutoff=0.6)
+    if close:
+        return close
+    counts: dict[str, int] = {}
+    for w in words:
+        if len(w) > 3:
+            counts[w] = counts.get(w, 0) + 1
+    return sorted(counts, key=lambda w: -counts[w])[:limit]
+
+
+def word_strategies(num_layers: int) -> dict[str, Reducer]:
+    """The word-vector strategies for a model with ``num_layers`` layers. Layer 0 is the embedding layer.
+
+    Each ``fn`` maps (..., layers+1, hidden) to (..., dim); each ``code`` does the same to one
+    word's ``states`` (layers+1, hidden).
+    """
+    lo = max(1, num_layers - 3)  # the last four transformer layers are lo..L
+    last4 = slice(lo, num_layers + 1)
+    combined = {
+        "last layer": Reducer(lambda v: v[..., num_layers, :], "states[-1]"),
+        "second-to-last": Reducer(lambda v: v[..., max(0, num_layers - 1), :], "states[-2]"),
+        "sum of last 4": Reducer(lambda v: v[..., last4, :].sum(axis=-2), f"states[{lo}:].sum(0)"),
+        "concat of last 4": Reducer(lambda v: v[..., last4, :].reshape(*v.shape[:-2], -1),
+                                    f"torch.cat(list(states[{lo}:]))"),
+        "mean of last 4": Reducer(lambda v: v[..., last4, :].mean(axis=-2), f"states[{lo}:].mean(0)"),
+        "sum of all layers": Reducer(lambda v: v[..., 1:, :].sum(axis=-2), "states[1:].sum(0)"),
+        "embedding layer": Reducer(lambda v: v[..., 0, :], "states[0]"),
+    }
+    singles = {f"layer {k}": Reducer(lambda v, k=k: v[..., k, :], f"states[{k}]")
+               for k in range(num_layers + 1)}
+    return {**combined, **singles}
+
+
+def stack(found: Sequence[Occurrence]) -> np.ndarray:
+    """All occurrences' vectors: (occurrences, layers+1, hidden)."""
+    return np.stack([o.vectors for o in found]) if found else np.zeros((0, 0, 0), dtype=np.float32)
+
+
+# The tutorial's comparisons of "bank" in its sentence: occurrence pairs (in order: vault, robber,
+# river) and the cosine it reports for bert-base-uncased with the sum of the last four layers.
+TUTORIAL_PAIRS: tuple[tuple[int, int, str, float | None], ...] = (
+    (0, 1, "bank vault ↔ bank robber (same sense)", 0.94),
+    (1, 2, "bank robber ↔ river bank (different senses)", 0.69),
+    (0, 2, "bank vault ↔ river bank (different senses)", None),
+)
+
+
+def tutorial_comparison(found: Sequence[Occurrence], sentence: int, strategy: Reducer) -> list[dict]:
+    """The tutorial's three "bank" comparisons for the occurrences in text ``sentence``.
+
+    Returns rows: comparison, tutorial (its reported cosine, or None), this_model (our cosine).
+    """
+    banks = [o for o in found if o.sentence == sentence]
+    if len(banks) != 3:
+        return []
+    sims = similarity_matrix(strategy.fn(stack(banks)))
+    return [{"comparison": name, "tutorial": reported, "this_model": float(sims[i, j])}
+            for i, j, name, reported in TUTORIAL_PAIRS]

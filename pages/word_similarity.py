@@ -1,0 +1,135 @@
+"""Contextual word similarity: one word in many contexts, across layers and word-vector strategies."""
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from bertviz_core import figures, recipes
+from bertviz_core.corpora import TUTORIAL, word_presets
+from bertviz_core.similarity import METRICS, pair_layer_curves, score_grid, similarity_matrix
+from bertviz_core.word_vectors import SUBWORD_RULES, check_word, stack, suggest_words, tutorial_comparison, word_strategies
+from ui import (download_csv, encode_texts, encoder, literal, model_key, teaching_panel, through_navigation,
+                word_occurrences)
+
+through_navigation()
+
+PRESETS = word_presets()
+info = encoder().info
+strategies = word_strategies(info.num_layers)
+
+
+def apply_preset() -> None:
+    preset = PRESETS[st.session_state["ws_preset"]]
+    st.session_state["ws_texts"] = "\n".join(preset.texts)
+    st.session_state["ws_word"] = preset.word
+
+
+st.title("🏦 Word in context")
+preset_name = st.selectbox("Preset", list(PRESETS), key="ws_preset", bind="query-params", on_change=apply_preset,
+                           help="Sentences written for this project, using one word in several senses.")
+preset = PRESETS[preset_name]
+raw = st.text_area("Texts, one per line", "\n".join(preset.texts), key="ws_texts", bind="query-params",
+                   height=180, max_chars=50_000)
+c1, c2, c3, c4 = st.columns(4)
+word_input = c1.text_input("Word", preset.word, key="ws_word", bind="query-params", max_chars=100)
+subword = c2.selectbox("Merge a word's pieces by", list(SUBWORD_RULES), key="ws_sub", bind="query-params")
+strategy_name = c3.selectbox("Word vector", list(strategies), index=2, key="ws_strategy", bind="query-params")
+metric = c4.selectbox("Metric", list(METRICS), key="ws_metric", bind="query-params")
+strategy = strategies[strategy_name]
+
+texts = tuple(line.strip() for line in raw.splitlines() if line.strip())
+if not texts:
+    st.info("Enter a few sentences above, one per line, that use the same word in different senses.")
+    st.stop()
+try:
+    word = check_word(word_input)
+except ValueError as err:
+    st.error(literal(str(err)), icon="✋")
+    st.stop()
+
+found = word_occurrences(model_key(), texts, word, subword)
+teaching_panel(
+    f"Each cell compares two occurrences of “{literal(word)}”: the same word, read in different sentences. "
+    "A static embedding (Word2Vec) would give them all one vector.  \n"
+    "BERT's hidden states depend on the context, so the similarity says how much the context changed the word.",
+    recipes.word_similarity(info, list(texts), word, strategy.code, SUBWORD_RULES[subword].code),
+)
+if len(found) < 2:
+    searched = "; ".join(t[:60] + ("…" if len(t) > 60 else "") for t in texts)
+    hint = ", ".join(suggest_words(texts, word))
+    st.warning(f"“{literal(word)}” occurs {len(found)} time(s) as a whole word in the {len(texts)} text(s) searched: "
+               f"{literal(searched)}. At least two occurrences are needed. Words that are present: {literal(hint)}.",
+               icon="🔍")
+    st.stop()
+dropped = sum(e.dropped for e in encode_texts(model_key(), texts))
+if dropped:
+    st.warning(f"{dropped} tokens beyond the model's {info.max_length}-token limit were dropped; "
+               "occurrences there are not shown.", icon="✂️")
+
+names = [f"{k}: {o.context}" for k, o in enumerate(found)]
+vectors = stack(found)  # (n, layers+1, hidden)
+
+st.subheader("Similarity matrix")
+matrix = similarity_matrix(strategy.fn(vectors), metric)
+st.caption(f"{metric} of the “{strategy_name}” vectors ({METRICS[metric].note}); pieces merged by {subword}.")
+st.plotly_chart(figures.heatmap_figure(matrix, names, names, f"{metric}, {strategy_name}", colorscale="Blues"
+                                       if METRICS[metric].similar_high else "Blues_r", annotate=True), key="ws_matrix")
+download_csv(pd.DataFrame(matrix, index=names, columns=names).reset_index(names="occurrence"),
+             "Download the matrix (CSV)", "word_similarity_matrix.csv", "ws_matrix_csv")
+
+if TUTORIAL in texts:
+    rows = tutorial_comparison(found, texts.index(TUTORIAL), strategies["sum of last 4"])
+    if rows:
+        st.subheader("The tutorial's numbers")
+        st.caption(f"The tutorial used bert-base-uncased (12 layers, 768 wide) and the sum of its last four layers. "
+                   f"These are the loaded model's numbers ({literal(info.name)}, sum of its last four layers, "
+                   "pieces merged by mean). Different models give different numbers; the ordering is what to compare.")
+        st.dataframe(pd.DataFrame(rows).rename(columns={
+            "tutorial": "tutorial (bert-base-uncased)", "this_model": f"this model ({info.name})"}).round(3),
+            hide_index=True)
+
+st.subheader("Sense labels")
+st.caption("Give each occurrence a sense. The defaults come from the preset; edit them to score your own examples.")
+defaults, seen = [], {}
+for o in found:
+    nth = seen.get(o.sentence, 0)
+    seen[o.sentence] = nth + 1
+    defaults.append(preset.sense_of(texts[o.sentence], nth) or "?")
+labels_frame = st.data_editor(
+    pd.DataFrame({"occurrence": names, "sense": defaults}), hide_index=True, disabled=["occurrence"],
+    key=f"ws_senses_{hash((texts, word))}", width="stretch",
+)
+senses = [str(s).strip() or "?" for s in labels_frame["sense"]]
+
+st.subheader("Context entering layer by layer")
+curves = pair_layer_curves(vectors, [str(k) for k in range(len(found))])
+same = {f"{i} ↔ {j}": senses[i] == senses[j] if "?" not in (senses[i], senses[j]) else None
+        for i, j in combinations(range(len(found)), 2)}
+st.caption("Cosine of every pair at every layer (pair names use the occurrence numbers above). Layer 0 is the "
+           "context-free baseline; solid lines join the same sense, dashed lines different senses.")
+st.plotly_chart(figures.pair_curves_figure(curves, same, "cosine per layer, every pair"), key="ws_curves")
+download_csv(curves, "Download the layer curves (CSV)", "word_layer_curves.csv", "ws_curves_csv")
+
+st.subheader("Which layer and which merge separate the senses?")
+known = [s != "?" for s in senses]
+if len(set(s for s in senses if s != "?")) < 2:
+    st.info("Label at least two different senses (and some shared ones) to score the strategies.")
+    st.stop()
+score = st.radio("Score", ["auc", "gap"], horizontal=True, key="ws_score", bind="query-params",
+                 format_func={"auc": "ROC AUC of same-sense over different-sense pairs",
+                              "gap": "mean same-sense cosine − mean different-sense cosine"}.__getitem__)
+by_rule = {rule: stack(word_occurrences(model_key(), texts, word, rule))[known] for rule in SUBWORD_RULES}
+grid = score_grid(by_rule, {name: s.fn for name, s in strategies.items()},
+                  [s for s, k in zip(senses, known) if k], score)
+if grid.isna().all().all():
+    st.info("Every labelled pair has the same sense, or none does: scores need both kinds of pair.")
+    st.stop()
+best = np.unravel_index(np.nanargmax(grid.to_numpy()), grid.shape)
+st.plotly_chart(figures.heatmap_figure(grid.to_numpy(), list(grid.columns), list(grid.index),
+                                       f"{score} per merge rule × word vector (best boxed in red)",
+                                       colorscale="Greens", annotate=True, best_cell=(int(best[0]), int(best[1]))),
+                key="ws_scores")
+st.success(f"Best on these examples: **{grid.columns[best[1]]}**, pieces merged by **{grid.index[best[0]]}** "
+           f"({score} = {grid.iat[best]:.3f}).", icon="🏆")
+download_csv(grid.reset_index(names="merge"), "Download the scores (CSV)", "word_sense_scores.csv", "ws_scores_csv")

@@ -1,0 +1,68 @@
+"""AppTest of the Word in context page: defaults, no model call on setting changes, bad words."""
+from __future__ import annotations
+
+import pytest
+
+from test_app import open_page
+from test_layer_values_page import chart, charts
+
+PAGE = "pages/word_similarity.py"
+
+
+def test_defaults_show_tutorial_banks_curves_and_scores() -> None:
+    at = open_page(PAGE)
+    matrix = chart(at, "cosine, sum of last 4")
+    labels = matrix["data"][0]["y"]
+    assert labels[:3] == ["0: …from the bank vault, the…", "1: …vault, the bank robber was…",
+                          "2: …Mississippi river bank.…"]
+    assert chart(at, "cosine per layer")["data"][0]["x"][0] == "0 · embeddings"
+    scores = chart(at, "auc per merge rule")
+    assert scores["data"][0]["y"] == ["mean", "sum", "first", "last"]
+    assert any(shape["type"] == "rect" for shape in scores["layout"]["shapes"])  # the best cell
+    tutorial = next(df.value for df in at.dataframe if "comparison" in df.value.columns)
+    assert tutorial.iloc[0, 1] == 0.94 and 0.9 < tutorial.iloc[0, 2] < 1
+    assert "Best on these examples" in at.success[0].value
+
+
+def test_strategy_metric_merge_and_preset_changes_run_no_model(model_calls: list[int]) -> None:
+    calls = model_calls
+    at = open_page(PAGE)
+    at.text_area(key="ws_texts").set_value("The bank was shut.\nWe sat on the river bank, once.").run()
+    assert len(calls) == 1
+    at.selectbox(key="ws_strategy").set_value("layer 2").run()
+    at.selectbox(key="ws_metric").set_value("euclidean distance").run()
+    at.selectbox(key="ws_sub").set_value("first").run()
+    assert not at.exception and len(calls) == 1
+    assert chart(at, "euclidean distance, layer 2")
+
+
+@pytest.mark.parametrize(("word", "expect"), [
+    ("", "Enter a word"),
+    ("?!", "no letters or digits"),
+    ("river bank", "more than one word"),
+    ("vault", "occurs 1 time"),
+    ("volcano", "Words that are present"),
+])
+def test_bad_words_get_a_clear_message(word: str, expect: str) -> None:
+    at = open_page(PAGE)
+    at.text_input(key="ws_word").set_value(word).run()
+    assert not at.exception
+    messages = " ".join(m.value for m in [*at.error, *at.warning])
+    assert expect in messages.replace("\\", "")
+    assert not charts(at)
+
+
+def test_missing_word_names_the_texts_and_suggests() -> None:
+    at = open_page(PAGE)
+    at.text_input(key="ws_word").set_value("banks").run()
+    message = at.warning[0].value.replace("\\", "")
+    assert "7 text(s) searched" in message and "After stealing money" in message and "bank" in message
+
+
+def test_empty_texts_and_preset_switch() -> None:
+    at = open_page(PAGE)
+    at.text_area(key="ws_texts").set_value("  \n ").run()
+    assert "Enter a few sentences" in at.info[0].value
+    at.selectbox(key="ws_preset").set_value("crane").run()
+    assert not at.exception and at.text_input(key="ws_word").value == "crane"
+    assert len(chart(at, "cosine, sum of last 4")["data"][0]["y"]) == 5

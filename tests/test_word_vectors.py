@@ -1,0 +1,144 @@
+"""Word vectors against plain transformers; word finding; strategies, metrics and sense scores."""
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+import torch
+from transformers import AutoModel, AutoTokenizer
+
+from bertviz_core import Encoder
+from bertviz_core.corpora import TUTORIAL, word_presets
+from bertviz_core.models import bundled_model_dir
+from bertviz_core.similarity import METRICS, pair_layer_curves, score_grid, sense_scores, similarity_matrix
+from bertviz_core.word_vectors import (SUBWORD_RULES, check_word, find_spans, stack, suggest_words,
+                                       tutorial_comparison, word_strategies)
+
+
+@pytest.fixture(scope="module")
+def plain():
+    folder = bundled_model_dir()
+    return AutoTokenizer.from_pretrained(folder), AutoModel.from_pretrained(folder).eval()
+
+
+def plain_word(plain, text: str, token_positions: list[int]) -> np.ndarray:
+    """transformers alone: mean of the pieces' hidden states, (layers+1, hidden)."""
+    tokenizer, model = plain
+    with torch.no_grad():
+        out = model(**tokenizer(text, return_tensors="pt"), output_hidden_states=True)
+    states = torch.stack(out.hidden_states)[:, 0]  # (layers+1, tokens, hidden)
+    return states[:, token_positions].mean(1).numpy()
+
+
+def test_word_vectors_equal_plain_transformers(bundled: Encoder, plain) -> None:
+    texts = [
+        "Word embeddings are vectors; embeddings, unlike ids, carry meaning. EMBEDDINGS!",
+        "Short one with embeddings.",
+        TUTORIAL + " " + TUTORIAL,  # long: pads the others in the batch
+    ]
+    found = bundled.word_vectors(texts, "embeddings")
+    assert [o.sentence for o in found] == [0, 0, 0, 1]
+    tokenizer, _ = plain
+    for o in found:
+        ids = tokenizer(texts[o.sentence])["input_ids"]
+        assert tokenizer.convert_ids_to_tokens([ids[p] for p in o.positions]) == ["em", "##bed", "##ding", "##s"]
+        assert o.vectors.shape == (7, 384) and o.vectors.dtype == np.float32
+        assert np.abs(o.vectors - plain_word(plain, texts[o.sentence], o.positions)).max() <= 1e-5
+    banks = bundled.word_vectors(texts, "bank")
+    assert [o.positions for o in banks if o.sentence == 2][:3] == [[6], [10], [19]]
+    for o in banks:
+        assert np.abs(o.vectors - plain_word(plain, texts[o.sentence], o.positions)).max() <= 1e-5
+
+
+def test_subword_rules(bundled: Encoder) -> None:
+    (enc,) = bundled.encode(["embeddings"])
+    pieces = enc.hidden_states[:, 1:5]
+    for rule, expect in {"mean": pieces.mean(1), "sum": pieces.sum(1), "first": pieces[:, 0],
+                         "last": pieces[:, 3]}.items():
+        (o,) = bundled.word_vectors(["embeddings"], "embeddings", subword=rule)
+        np.testing.assert_allclose(o.vectors, expect, atol=1e-6)
+    with pytest.raises(ValueError, match="mean, sum, first, last"):
+        bundled.word_vectors(["x"], "x", subword="median")
+
+
+def test_find_spans_whole_words_case_and_punctuation() -> None:
+    text = "Bank, bank. banking embankment (bank) BANK's river-bank"
+    assert [text[s:e] for s, e in find_spans(text, "bank")] == ["Bank", "bank", "bank", "BANK", "bank"]
+    assert find_spans("nothing here", "bank") == []
+
+
+@pytest.mark.parametrize(("word", "message"), [
+    ("", "Enter a word"), ("   ", "Enter a word"), ("?!", "no letters"), ("river bank", "more than one word")])
+def test_bad_words_are_refused(bundled: Encoder, word: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        bundled.word_vectors([TUTORIAL], word)
+
+
+def test_missing_word_is_empty_and_suggestions_come_from_the_texts(bundled: Encoder) -> None:
+    assert bundled.word_vectors([TUTORIAL], "banks") == []
+    assert "bank" in suggest_words([TUTORIAL], "banks")
+    assert set(suggest_words([TUTORIAL], "zzzz")) <= set(TUTORIAL.lower().replace(",", "").replace(".", "").split())
+
+
+def test_strategies_combine_the_right_layers() -> None:
+    v = np.random.default_rng(1).normal(size=(3, 7, 5))  # (n, layers+1, hidden), 6 layers
+    s = word_strategies(6)
+    np.testing.assert_allclose(s["sum of last 4"].fn(v), v[:, 3:7].sum(1))
+    np.testing.assert_allclose(s["concat of last 4"].fn(v), np.concatenate([v[:, k] for k in range(3, 7)], axis=1))
+    np.testing.assert_allclose(s["mean of last 4"].fn(v), v[:, 3:7].mean(1))
+    np.testing.assert_allclose(s["sum of all layers"].fn(v), v[:, 1:].sum(1))
+    np.testing.assert_allclose(s["last layer"].fn(v), v[:, 6])
+    np.testing.assert_allclose(s["second-to-last"].fn(v), v[:, 5])
+    np.testing.assert_allclose(s["embedding layer"].fn(v), v[:, 0])
+    assert [k for k in s if k.startswith("layer ")] == [f"layer {k}" for k in range(7)]
+    assert s["sum of last 4"].code == "states[3:].sum(0)"
+    assert len(word_strategies(12)) == 7 + 13
+
+
+def test_metrics_match_numpy() -> None:
+    x = np.random.default_rng(2).normal(size=(4, 6))
+    unit = x / np.linalg.norm(x, axis=1, keepdims=True)
+    np.testing.assert_allclose(similarity_matrix(x, "cosine"), unit @ unit.T, atol=1e-12)
+    np.testing.assert_allclose(similarity_matrix(x, "dot product"), x @ x.T)
+    np.testing.assert_allclose(similarity_matrix(x, "euclidean distance"),
+                               np.linalg.norm(x[:, None] - x[None], axis=2), atol=1e-12)
+    assert set(METRICS) == {"cosine", "dot product", "euclidean distance"}
+    with pytest.raises(ValueError, match="cosine"):
+        similarity_matrix(x, "manhattan")
+
+
+def test_sense_scores_match_a_direct_count() -> None:
+    x = np.random.default_rng(3).normal(size=(6, 8))
+    senses = ["a", "a", "b", "b", "a", "c"]
+    cos = similarity_matrix(x)
+    pairs = list(combinations(range(6), 2))
+    same = [cos[i, j] for i, j in pairs if senses[i] == senses[j]]
+    diff = [cos[i, j] for i, j in pairs if senses[i] != senses[j]]
+    wins = sum((s > d) + 0.5 * (s == d) for s in same for d in diff) / (len(same) * len(diff))
+    got = sense_scores(x, senses)
+    assert got["gap"] == pytest.approx(np.mean(same) - np.mean(diff))
+    assert got["auc"] == pytest.approx(wins)
+    assert np.isnan(sense_scores(x, ["a"] * 6)["auc"])
+    grid = score_grid({"mean": x[:, None, :]}, {"only": lambda v: v[:, 0]}, senses)
+    assert grid.loc["mean", "only"] == pytest.approx(wins)
+
+
+def test_pair_curves_are_per_layer_cosines() -> None:
+    v = np.random.default_rng(4).normal(size=(3, 5, 4))
+    curves = pair_layer_curves(v, ["a", "b", "c"])
+    assert len(curves) == 3 * 5
+    row = curves[(curves.i == 0) & (curves.j == 2) & (curves.layer == 4)].iloc[0]
+    a, c = v[0, 4], v[2, 4]
+    assert row["cosine"] == pytest.approx(a @ c / np.linalg.norm(a) / np.linalg.norm(c))
+
+
+def test_tutorial_comparison_and_presets(bundled: Encoder) -> None:
+    found = bundled.word_vectors([TUTORIAL], "bank")
+    rows = tutorial_comparison(found, 0, word_strategies(6)["sum of last 4"])
+    assert [r["tutorial"] for r in rows] == [0.94, 0.69, None]
+    v = word_strategies(6)["sum of last 4"].fn(stack(found))
+    assert rows[0]["this_model"] == pytest.approx(float(similarity_matrix(v)[0, 1]))
+    for word, preset in word_presets().items():
+        assert len(bundled.word_vectors(list(preset.texts), word)) == sum(map(len, preset.senses))
+    assert set(SUBWORD_RULES) == {"mean", "sum", "first", "last"}
