@@ -10,6 +10,7 @@ PAGES = [
     st.Page("pages/tokenization.py", title="Tokenization", icon="🧩"),
     st.Page("pages/layer_values.py", title="Layer values", icon="📊"),
     st.Page("pages/word_similarity.py", title="Word in context", icon="🏦"),
+    st.Page("pages/sentence_pooling.py", title="Sentence pooling", icon="🧭"),
 ]
 
 page = st.navigation(PAGES)

@@ -6,9 +6,15 @@ are cached with bounded ``st.cache_data`` as numpy arrays and pandas frames.
 """
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any
 from urllib.parse import urlencode
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -93,6 +99,59 @@ def model_key() -> tuple[str, str]:
 def encode_texts(key: tuple[str, str], texts: tuple[str, ...]) -> list[Encoding]:
     """Cached ``Encoder.encode``: the model runs once per (model, texts)."""
     return get_encoder(*key).encode(list(texts))
+
+
+class LRUStore:
+    """A small thread-safe least-recently-used dict, shared by all sessions through cache_resource."""
+
+    def __init__(self, max_entries: int) -> None:
+        self.max_entries = max_entries
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+            return self._items.get(key)
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.max_entries:
+                self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+@st.cache_resource
+def pooled_store() -> LRUStore:
+    """Pooled corpora of every session: at most 8, the least recently used dropped first."""
+    return LRUStore(max_entries=8)
+
+
+def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
+                 progress: Callable[[int, int], None] | None = None) -> dict[str, np.ndarray]:
+    """Pooled vectors of a corpus, {strategy: (n, layers, hidden)}, computed once and shared read-only.
+
+    Not an st.cache_* function: the model run reports progress to the page, which a cached
+    function may not do, and a hit returns the arrays themselves, without a copy.
+    """
+    store, entry = pooled_store(), (key, corpus_digest(texts))
+    pooled = store.get(entry)
+    if pooled is None:
+        pooled = get_encoder(*key).embed(list(texts), progress=progress)
+        for array in pooled.values():
+            array.flags.writeable = False
+        store.put(entry, pooled)
+    return pooled
+
+
+def corpus_digest(texts: tuple[str, ...]) -> str:
+    """A short content hash of a corpus, to key cached results without hashing every text each time."""
+    return hashlib.sha256("\x1f".join(texts).encode("utf-8")).hexdigest()[:24]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -18,11 +18,12 @@ import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from bertviz_core.models import load_pretrained, resolve_device, resolve_source
+from bertviz_core.pooling import POOLINGS, Tokens, check_strategies
 from bertviz_core.vocab import vocabulary_table
 from bertviz_core.word_vectors import Occurrence, check_word, occurrences
 
-TOKEN_BUDGET = 8192  # padded tokens per forward pass
-MAX_BATCH = 64
+TOKEN_BUDGET = 2048  # padded tokens per forward pass: small batches ran fastest on a 2-core CPU
+MAX_BATCH = 32
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,17 @@ class Tokenized:
     word_ids: list[int | None]  # unique across a pair; None for special tokens
     special: list[bool]
     dropped: int  # tokens removed by truncation to the model's maximum length
+
+
+@dataclass(frozen=True)
+class Batch:
+    """One forward pass: which items, hidden (B, L+1, T, H), mask and special (B, T), pooler (B, H) or None."""
+
+    indices: list[int]
+    hidden: torch.Tensor
+    mask: torch.Tensor
+    special: torch.Tensor
+    pooler: torch.Tensor | None
 
 
 @dataclass(frozen=True)
@@ -166,8 +178,8 @@ class Encoder:
     # ---- model side -------------------------------------------------------------------
     def _forward(
         self, items: list[Tokenized], progress: Callable[[int, int], None] | None = None
-    ) -> Iterator[tuple[list[int], torch.Tensor, torch.Tensor, torch.Tensor | None]]:
-        """Run padded, length-sorted batches; yield (item indices, hidden (B, L+1, T, H), mask (B, T), pooler (B, H))."""
+    ) -> Iterator[Batch]:
+        """Run padded, length-sorted batches of at most ``TOKEN_BUDGET`` padded tokens."""
         order = sorted(range(len(items)), key=lambda i: -len(items[i].ids))
         done = 0
         while done < len(order):
@@ -177,10 +189,12 @@ class Encoder:
             ids = torch.full((len(idx), width), self.tokenizer.pad_token_id or 0, dtype=torch.long)
             segments = torch.zeros_like(ids)
             mask = torch.zeros_like(ids)
+            special = torch.zeros_like(ids)
             for row, i in enumerate(idx):
                 n = len(items[i].ids)
                 ids[row, :n] = torch.tensor(items[i].ids)
                 segments[row, :n] = torch.tensor(items[i].segments)
+                special[row, :n] = torch.tensor(items[i].special, dtype=torch.long)
                 mask[row, :n] = 1
             device = self.info.device
             with torch.inference_mode():
@@ -190,7 +204,7 @@ class Encoder:
                 )
             hidden = torch.stack(out.hidden_states, dim=1).float()  # (B, L+1, T, H)
             pooler = out.pooler_output.float() if self.info.has_pooler else None  # (B, H)
-            yield idx, hidden, mask.to(device), pooler
+            yield Batch(idx, hidden, mask.to(device), special.to(device), pooler)
             done += len(idx)
             if progress is not None:
                 progress(done, len(order))
@@ -204,9 +218,9 @@ class Encoder:
         texts = _check_texts(texts)
         items = self._tokenize_many(texts) if texts else []
         result: list[Encoding | None] = [None] * len(texts)
-        for idx, hidden, _, pooler in self._forward(items):
-            hidden = hidden.cpu().numpy()
-            for row, i in enumerate(idx):
+        for batch in self._forward(items):
+            hidden, pooler = batch.hidden.cpu().numpy(), batch.pooler
+            for row, i in enumerate(batch.indices):
                 item, n = items[i], len(items[i].ids)
                 result[i] = Encoding(
                     text=texts[i], tokens=item.tokens, ids=item.ids, offsets=item.offsets,
@@ -214,6 +228,28 @@ class Encoder:
                     pooler=None if pooler is None else pooler[row].cpu().numpy(), dropped=item.dropped,
                 )
         return result  # type: ignore[return-value]
+
+    def embed(
+        self, texts: Sequence[str], strategies: list[str] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> dict[str, np.ndarray]:
+        """Sentence vectors by every pooling strategy at every layer, in one forward pass per batch.
+
+        Returns {strategy: float32 (n_texts, layers, dim)}: ``layers`` is num_layers+1 for per-layer
+        strategies and 1 for layer-independent ones (pooler, first_last_avg). Only pooled vectors are
+        kept, never all token states. ``progress(texts done, total)`` is called after each batch.
+        """
+        texts = _check_texts(texts)
+        names = check_strategies(strategies, self.info.has_pooler)
+        items = self._tokenize_many(texts) if texts else []
+        hidden, layers = self.info.hidden_size, self.info.num_layers + 1
+        out = {name: np.zeros((len(texts), layers if POOLINGS[name].per_layer else 1, hidden), dtype=np.float32)
+               for name in names}
+        for batch in self._forward(items, progress):
+            tokens = Tokens(batch.hidden, batch.mask, batch.special, batch.pooler)
+            for name in names:
+                out[name][batch.indices] = POOLINGS[name].fn(tokens).float().cpu().numpy()
+        return out
 
     def word_vectors(self, texts: Sequence[str], word: str, subword: str = "mean") -> list[Occurrence]:
         """Every whole-word, case-insensitive occurrence of ``word`` in ``texts``, in order.

@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.colors import qualitative
+from plotly.subplots import make_subplots
 
 
 def layer_label(layer: int) -> str:
@@ -81,4 +84,42 @@ def pair_curves_figure(curves: pd.DataFrame, same_sense: dict[str, bool | None],
         ))
     fig.update_layout(title=title, yaxis_title="cosine similarity", height=420,
                       margin=dict(l=10, r=10, t=40, b=10), legend=dict(font=dict(size=10)))
+    return fig
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One PCA scatter: grid position (1-based), title, (n, 2) coordinates."""
+
+    row: int
+    col: int
+    title: str
+    coords: np.ndarray
+
+
+def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Sequence[str] | None,
+                    texts: Sequence[str]) -> go.Figure:
+    """PCA scatters in a grid; points coloured by label (grey when there are none), hover shows the text."""
+    titles = {(p.row, p.col): p.title for p in panels}
+    fig = make_subplots(rows=rows, cols=cols, horizontal_spacing=0.04, vertical_spacing=0.09,
+                        subplot_titles=[titles.get((r, c), " ") for r in range(1, rows + 1)
+                                        for c in range(1, cols + 1)])
+    fig.update_annotations(font_size=11)
+    hover = [t if len(t) <= 90 else t[:87] + "…" for t in texts]
+    groups = sorted(set(labels)) if labels is not None else [None]
+    palette = qualitative.Plotly + qualitative.D3
+    for panel in panels:
+        for g, group in enumerate(groups):
+            pick = np.arange(len(texts)) if group is None else np.flatnonzero(np.asarray(labels) == group)
+            fig.add_trace(go.Scattergl(
+                x=panel.coords[pick, 0], y=panel.coords[pick, 1], mode="markers",
+                marker=dict(size=5, color="#64748b" if group is None else palette[g % len(palette)], opacity=0.8),
+                name=str(group) if group is not None else "text", legendgroup=str(group),
+                showlegend=(panel is panels[0]) and group is not None,
+                customdata=[hover[i] for i in pick], hovertemplate="%{customdata}<extra>" + str(group) + "</extra>",
+            ), row=panel.row, col=panel.col)
+    fig.update_xaxes(showticklabels=False)
+    fig.update_yaxes(showticklabels=False)
+    fig.update_layout(height=270 * rows + 60, margin=dict(l=10, r=10, t=40, b=10),
+                      legend=dict(orientation="h", y=1.02, yanchor="bottom"))
     return fig

@@ -73,3 +73,21 @@ def word_similarity(info: ModelInfo, texts: list[str], word: str, strategy_code:
         f"        vectors.append(({strategy_code}).numpy())\n"
         "print(cosine_similarity(vectors).round(3))\n"
     )
+
+
+def sentence_pooling(info: ModelInfo, texts: list[str], pooling_code: str, layer: int | None) -> str:
+    """Sentence vectors for one pooling strategy (at ``layer``, or layer-independent), then PCA."""
+    pick = "" if layer is None else f"[{layer}]"
+    return (
+        load_lines(info)
+        + "import numpy as np\nfrom sklearn.decomposition import PCA\n\n"
+        f"texts = {texts!r}  # ... your corpus\nvectors = []\n"
+        "for text in texts:\n"
+        "    inputs = tokenizer(text, return_tensors='pt', truncation=True)\n"
+        "    with torch.no_grad():\n"
+        "        outputs = model(**inputs, output_hidden_states=True)\n"
+        "    states = torch.stack(outputs.hidden_states)[:, 0]   # (layers+1, tokens, hidden)\n"
+        f"    vectors.append(({pooling_code}){pick}.numpy())\n"
+        "coords = PCA(n_components=2).fit_transform(np.stack(vectors))\n"
+        "# separation: sklearn.metrics.silhouette_score(np.stack(vectors), labels, metric='cosine')\n"
+    )

@@ -7,7 +7,7 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import roc_auc_score, silhouette_score
 from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances
 
 
@@ -71,3 +71,21 @@ def score_grid(per_layer_by_rule: dict[str, np.ndarray], strategies: dict[str, C
          for name, fn in strategies.items()},
         index=list(per_layer_by_rule),
     )
+
+
+SILHOUETTE_SAMPLE = 2000  # texts; larger corpora are scored on a fixed random sample
+
+
+def separation(vectors: np.ndarray, labels: Sequence[str]) -> float:
+    """Silhouette of the labels on the full-dimensional (n, dim) vectors, cosine metric (scikit-learn).
+
+    From -1 to 1; higher means the classes form tighter, better separated groups. NaN when there
+    are fewer than two classes or every text is its own class.
+    """
+    labels = np.asarray(labels)
+    classes = len(set(labels.tolist()))
+    if classes < 2 or classes >= len(labels):
+        return float("nan")
+    sample = min(len(labels), SILHOUETTE_SAMPLE) if len(labels) > SILHOUETTE_SAMPLE else None
+    return float(silhouette_score(np.asarray(vectors, dtype=np.float64), labels, metric="cosine",
+                                  sample_size=sample, random_state=0))

@@ -49,13 +49,14 @@ def tiny_no_pooler(tmp_path_factory: pytest.TempPathFactory) -> Encoder:
 
 @pytest.fixture
 def model_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts Encoder.encode calls (one entry per call: how many texts) while a test runs."""
+    """Counts model runs (Encoder._forward, behind encode, embed and word_vectors) while a test runs:
+    one entry per run, holding how many texts it was given."""
     calls: list[int] = []
-    original = Encoder.encode
+    original = Encoder._forward
 
-    def counting(self: Encoder, texts):  # noqa: ANN001
-        calls.append(len(texts))
-        return original(self, texts)
+    def counting(self: Encoder, items, progress=None):  # noqa: ANN001
+        calls.append(len(items))
+        yield from original(self, items, progress)
 
-    monkeypatch.setattr(Encoder, "encode", counting)
+    monkeypatch.setattr(Encoder, "_forward", counting)
     return calls

@@ -103,7 +103,7 @@ def plotly_summaries(page: Page, count: int) -> list[dict]:
     """Title, trace type and number of drawn points of each plotly chart, once ``count`` are drawn."""
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {count}", timeout=60_000)
     return page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(el => ({
-        title: el.layout.title.text.replace(/<\/?b>/g, ''), type: el._fullData[0].type, points: el.calcdata[0].length}))""")
+        title: ((el.layout.title && el.layout.title.text) || '').replace(/<\/?b>/g, ''), type: el._fullData[0].type, points: el.calcdata[0].length}))""")
 
 
 def test_layer_values_page_renders_histogram_layers_and_outliers(server: str, browser: Browser) -> None:
@@ -139,5 +139,39 @@ def test_word_page_matrix_curves_scores_and_strategy_switch(server: str, browser
     choose(page, "Metric", "dot product")
     assert plotly_summaries(page, 3)[0]["title"] == "dot product, layer 2"
     assert "ws_strategy=layer+2" in page.url and "ws_metric=dot+product" in page.url
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.context.close()
+
+
+def test_sentence_pooling_grid_and_scores(server: str, browser: Browser) -> None:
+    page = open_view(browser, f"{server}/sentence_pooling")
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=90_000)
+    grid = page.evaluate("""() => { const el = document.querySelector('.js-plotly-plot');
+        return {traces: el.data.length, colours: new Set(el.data.map(t => t.marker.color)).size,
+                hover: el.data[0].customdata.length > 0,
+                titles: el.layout.annotations.map(a => a.text).filter(t => t.trim())}; }""")
+    assert grid["colours"] == 4 and grid["hover"] and len(grid["titles"]) == 22
+    assert all("silhouette" in t for t in grid["titles"])
+    scores = plotly_summaries(page, 2)[1]
+    assert scores["title"].startswith("silhouette") and scores["type"] == "heatmap"
+    assert page.get_by_text("Best separation on this corpus").count() == 1
+    page.context.close()
+
+
+def test_sentence_pooling_upload_shows_progress_then_grid(server: str, browser: Browser, tmp_path: Path) -> None:
+    from bertviz_core.corpora import news_topics
+
+    corpus = news_topics()
+    rows = [(f"{t} (note {i})", label) for i in range(19) for t, label in zip(corpus.text, corpus.label)]
+    csv = tmp_path / "big.csv"
+    csv.write_text("text,label\n" + "\n".join(f'"{t}",{label}' for t, label in rows), encoding="utf-8")
+    page = open_view(browser, f"{server}/sentence_pooling?sp_source=Upload+a+CSV")
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
+    page.wait_for_selector("[data-testid='stProgress']", timeout=60_000)
+    wait_idle(page)
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000)
+    points = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullData.slice(0, 4)"
+                           ".reduce((n, trace) => n + trace._length, 0)")
+    assert points == len(rows) == 3040
     assert page.locator("[data-testid='stException']").count() == 0
     page.context.close()

@@ -15,7 +15,7 @@ PAGE = "pages/layer_values.py"
 def charts(at: AppTest) -> dict[str, dict]:
     """Plotly figures on the page, by title."""
     figs = [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
-    return {fig["layout"]["title"]["text"]: fig for fig in figs}
+    return {fig["layout"].get("title", {}).get("text", ""): fig for fig in figs}
 
 
 def chart(at: AppTest, starts: str) -> dict:

@@ -1,10 +1,14 @@
 """Built-in example texts, written for this project, with loaders."""
 from __future__ import annotations
 
+import io
 import json
+import os
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+import pandas as pd
 
 HERE = Path(__file__).parent
 TUTORIAL = "After stealing money from the bank vault, the bank robber was seen fishing on the Mississippi river bank."
@@ -32,3 +36,66 @@ def word_presets() -> dict[str, WordPreset]:
     raw = json.loads((HERE / "polysemy.json").read_text(encoding="utf-8"))
     return {word: WordPreset(word, tuple(t for t, _ in rows), tuple(tuple(s) for _, s in rows))
             for word, rows in raw.items()}
+
+
+MAX_ROWS = 5000  # upload limit, overridable with the BERTVIZ_MAX_ROWS environment setting
+LABEL_NAMES = ("label", "labels", "class", "category", "topic")
+
+
+@cache
+def news_topics() -> pd.DataFrame:
+    """The built-in labelled corpus: 160 short news-style sentences, 40 each of sports, business,
+    science and food, written for this project. Columns: text, label."""
+    return pd.read_csv(HERE / "news_topics.csv")
+
+
+@dataclass(frozen=True)
+class Table:
+    """A parsed upload: the frame, the guessed text and label columns (None when unclear)."""
+
+    frame: pd.DataFrame
+    text_column: str | None
+    label_column: str | None
+
+
+def max_rows() -> int:
+    """The row limit for uploads: BERTVIZ_MAX_ROWS, or ``MAX_ROWS``."""
+    value = os.environ.get("BERTVIZ_MAX_ROWS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else MAX_ROWS
+
+
+def read_table(data: bytes, limit: int | None = None) -> Table:
+    """Parse an uploaded CSV (UTF-8) and guess its text and label columns.
+
+    Raises ValueError with a message a person understands for empty files, other encodings,
+    unreadable CSV, no usable text column, and more rows than ``limit`` (default ``max_rows()``).
+    """
+    limit = limit or max_rows()
+    if not data.strip():
+        raise ValueError("The file is empty. Upload a CSV with a header row and one text per row.")
+    try:
+        decoded = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"The file is not UTF-8 text (byte {err.start} cannot be read). "
+                         "Save it as 'CSV UTF-8' and upload it again.") from err
+    try:
+        frame = pd.read_csv(io.StringIO(decoded), dtype=str, keep_default_na=False, skip_blank_lines=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        raise ValueError(f"The file could not be read as CSV: {str(err).splitlines()[0]}") from err
+    if len(frame) > limit:
+        raise ValueError(f"The file has {len(frame):,} rows; the limit is {limit:,}. "
+                         "Upload a smaller sample (or raise BERTVIZ_MAX_ROWS on the server).")
+    texty = [c for c in frame.columns if frame[c].str.contains(r"[A-Za-z\w]{2,}\s+\w", regex=True).mean() > 0.5]
+    if not texty:
+        raise ValueError(f"No column holds sentences (columns: {', '.join(map(str, frame.columns))}). "
+                         "Include a column of texts, one per row.")
+    text_column = max(texty, key=lambda c: frame[c].str.len().mean())
+    named = [c for c in frame.columns if str(c).strip().lower() in ("text", "sentence", "sentences")]
+    if named and named[0] != text_column and named[0] in texty:
+        text_column = None  # two plausible columns: let the person choose
+    others = [c for c in frame.columns if c != text_column]
+    named_labels = [c for c in others if str(c).strip().lower() in LABEL_NAMES]
+    label_candidates = named_labels or [c for c in others if 2 <= frame[c].nunique() <= 50
+                                        and frame[c].str.len().mean() < 40]
+    label_column = label_candidates[0] if len(label_candidates) == 1 else None
+    return Table(frame, text_column, label_column)

