@@ -11,6 +11,7 @@ PAGES = [
     st.Page("pages/layer_values.py", title="Layer values", icon="📊"),
     st.Page("pages/word_similarity.py", title="Word in context", icon="🏦"),
     st.Page("pages/sentence_pooling.py", title="Sentence pooling", icon="🧭"),
+    st.Page("pages/compare_sentences.py", title="Compare sentences", icon="⚖️"),
 ]
 
 page = st.navigation(PAGES)

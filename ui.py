@@ -96,9 +96,10 @@ def model_key() -> tuple[str, str]:
 
 
 @st.cache_data(max_entries=64, show_spinner="Running the model…")
-def encode_texts(key: tuple[str, str], texts: tuple[str, ...]) -> list[Encoding]:
-    """Cached ``Encoder.encode``: the model runs once per (model, texts)."""
-    return get_encoder(*key).encode(list(texts))
+def encode_texts(key: tuple[str, str], texts: tuple[str, ...],
+                 text_pairs: tuple[str, ...] | None = None) -> list[Encoding]:
+    """Cached ``Encoder.encode``: the model runs once per (model, texts, pairs)."""
+    return get_encoder(*key).encode(list(texts), None if text_pairs is None else list(text_pairs))
 
 
 class LRUStore:
@@ -166,11 +167,16 @@ def tokenize_text(key: tuple[str, str], text: str, text_pair: str | None, pad_to
     return get_encoder(*key).tokenize(text, text_pair, pad_to)
 
 
-def share_link() -> str:
-    """A URL that reopens this page with its current settings."""
+MAX_LINK_VALUE = 2000  # characters of one setting in a shared link; longer texts stay out of it
+
+
+def share_link() -> tuple[str, list[str]]:
+    """A URL that reopens this page with its current settings, and the settings too long to carry."""
+    params = [(name, value) for name in st.query_params for value in st.query_params.get_all(name)]
+    too_long = sorted({name for name, value in params if len(value) > MAX_LINK_VALUE})
+    query = urlencode([(name, value) for name, value in params if name not in too_long])
     base = st.context.url or ""
-    query = urlencode(st.query_params.to_dict())
-    return f"{base}?{query}" if query else base
+    return (f"{base}?{query}" if query else base), too_long
 
 
 def teaching_panel(what: str, code: str) -> None:
@@ -178,8 +184,12 @@ def teaching_panel(what: str, code: str) -> None:
     st.info(what, icon="🔎")
     with st.expander("Reproduce these numbers in a notebook, or share this view"):
         st.code(code, language="python")
+        link, too_long = share_link()
         st.caption("Link that reopens this view with the same settings:")
-        st.code(share_link(), language=None)
+        st.code(link, language=None)
+        if too_long:
+            st.caption(f"Left out of the link, being longer than {MAX_LINK_VALUE:,} characters: "
+                       f"{', '.join(too_long)}. Whoever opens it sees the default text there; paste yours in.")
 
 
 def download_csv(frame: pd.DataFrame, label: str, file_name: str, key: str) -> None:

@@ -168,6 +168,11 @@ class Encoder:
         frame.attrs["dropped"] = tok.dropped
         return frame
 
+    def dropped(self, texts: Sequence[str]) -> list[int]:
+        """How many tokens each text loses to truncation at ``info.max_length`` (no model run)."""
+        texts = _check_texts(texts)
+        return [t.dropped for t in self._tokenize_many(texts)] if texts else []
+
     def vocabulary(self) -> pd.DataFrame:
         """The whole vocabulary: id, token, kind (see ``bertviz_core.vocab``)."""
         with self._lock:
@@ -209,14 +214,18 @@ class Encoder:
             if progress is not None:
                 progress(done, len(order))
 
-    def encode(self, texts: Sequence[str]) -> list[Encoding]:
+    def encode(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> list[Encoding]:
         """Every hidden state of every token, one ``Encoding`` per text, in input order.
 
         ``hidden_states`` is float32 (num_layers+1, n_tokens, hidden): index 0 is the embedding
-        layer's output, index k the output of transformer layer k.
+        layer's output, index k the output of transformer layer k. With ``text_pairs``, text i and
+        pair i are one input, [CLS] A [SEP] B [SEP] with segments 0 then 1.
         """
         texts = _check_texts(texts)
-        items = self._tokenize_many(texts) if texts else []
+        pairs = None if text_pairs is None else _check_texts(text_pairs)
+        if pairs is not None and len(pairs) != len(texts):
+            raise ValueError(f"text_pairs has {len(pairs)} items for {len(texts)} texts; give one pair per text.")
+        items = self._tokenize_many(texts, pairs) if texts else []
         result: list[Encoding | None] = [None] * len(texts)
         for batch in self._forward(items):
             hidden, pooler = batch.hidden.cpu().numpy(), batch.pooler

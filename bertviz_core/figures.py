@@ -68,7 +68,8 @@ def heatmap_figure(
                       line=dict(color="red", width=3))
     row_height = 44 if annotate else 22
     fig.update_layout(title=title, height=max(300, row_height * len(y_labels) + 160),
-                      margin=dict(l=10, r=10, t=60, b=10), yaxis_autorange="reversed")
+                      margin=dict(l=10, r=10, t=60, b=10), yaxis_autorange="reversed",
+                      xaxis_type="category", yaxis_type="category")
     return fig
 
 
@@ -122,4 +123,20 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
     fig.update_yaxes(showticklabels=False)
     fig.update_layout(height=270 * rows + 60, margin=dict(l=10, r=10, t=40, b=10),
                       legend=dict(orientation="h", y=1.02, yanchor="bottom"))
+    return fig
+
+
+def ranking_figure(names: Sequence[str], scores: Sequence[float], band: tuple[float, float, float] | None,
+                   title: str, higher_is_similar: bool = True) -> go.Figure:
+    """Horizontal bars, most similar on top; ``band`` (p5, median, p95) of random pairs shaded behind."""
+    order = np.argsort(scores)[::-1] if higher_is_similar else np.argsort(scores)
+    fig = go.Figure(go.Bar(x=np.asarray(scores)[order], y=[names[i] for i in order], orientation="h",
+                           marker_color="#4f46e5", hovertemplate="%{y}<br>%{x:.3f}<extra></extra>"))
+    if band is not None:
+        lo, mid, hi = band
+        fig.add_vrect(x0=lo, x1=hi, fillcolor="#f59e0b", opacity=0.2, line_width=0,
+                      annotation_text="random pairs: 5th–95th percentile", annotation_position="top left")
+        fig.add_vline(x=mid, line_dash="dash", line_color="#b45309")
+    fig.update_layout(title=title, height=max(260, 34 * len(names) + 120), margin=dict(l=10, r=10, t=50, b=10),
+                      yaxis_autorange="reversed")
     return fig

@@ -91,3 +91,21 @@ def sentence_pooling(info: ModelInfo, texts: list[str], pooling_code: str, layer
         "coords = PCA(n_components=2).fit_transform(np.stack(vectors))\n"
         "# separation: sklearn.metrics.silhouette_score(np.stack(vectors), labels, metric='cosine')\n"
     )
+
+
+def compare_sentences(info: ModelInfo, texts: list[str], pooling_code: str, layer: int | None,
+                      correction: str) -> str:
+    """Sentence vectors for one pooling strategy and layer, optionally corrected, then cosines."""
+    fix = {
+        "none": "",
+        "mean-centering": "reference = ...  # the reference corpus' vectors, made the same way\n"
+                          "vectors = vectors - reference.mean(0)\n",
+        "whitening": "from sklearn.decomposition import PCA\n"
+                     "reference = ...  # the reference corpus' vectors, made the same way\n"
+                     "vectors = PCA(whiten=True).fit(reference).transform(vectors)\n",
+    }[correction]
+    return (
+        sentence_pooling(info, texts, pooling_code, layer).split("coords = ")[0]
+        + "vectors = np.stack(vectors)\n" + fix
+        + "from sklearn.metrics.pairwise import cosine_similarity\nprint(cosine_similarity(vectors).round(3))\n"
+    )

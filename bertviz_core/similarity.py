@@ -7,6 +7,7 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
+from sklearn.decomposition import PCA
 from sklearn.metrics import roc_auc_score, silhouette_score
 from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances
 
@@ -89,3 +90,48 @@ def separation(vectors: np.ndarray, labels: Sequence[str]) -> float:
     sample = min(len(labels), SILHOUETTE_SAMPLE) if len(labels) > SILHOUETTE_SAMPLE else None
     return float(silhouette_score(np.asarray(vectors, dtype=np.float64), labels, metric="cosine",
                                   sample_size=sample, random_state=0))
+
+
+# ---- anisotropy: post-processing fitted on a reference corpus ---------------------------------
+
+def _fit_nothing(corpus: np.ndarray, k: int | None) -> Callable[[np.ndarray], np.ndarray]:
+    return lambda x: np.asarray(x, dtype=np.float64)
+
+
+def _fit_centering(corpus: np.ndarray, k: int | None) -> Callable[[np.ndarray], np.ndarray]:
+    mean = np.asarray(corpus, dtype=np.float64).mean(axis=0)
+    return lambda x: np.asarray(x, dtype=np.float64) - mean
+
+
+def _fit_whitening(corpus: np.ndarray, k: int | None) -> Callable[[np.ndarray], np.ndarray]:
+    corpus = np.asarray(corpus, dtype=np.float64)
+    rank = min(corpus.shape[0] - 1, corpus.shape[1])  # a covariance of n vectors has rank at most n-1
+    pca = PCA(n_components=min(k or rank, rank), whiten=True, svd_solver="full").fit(corpus)
+    return lambda x: pca.transform(np.asarray(x, dtype=np.float64))
+
+
+CORRECTIONS: dict[str, Callable[[np.ndarray, int | None], Callable[[np.ndarray], np.ndarray]]] = {
+    # name -> fit(corpus (n, d), k) -> transform((m, d)) -> (m, d or k)
+    "none": _fit_nothing,
+    "mean-centering": _fit_centering,  # subtract the corpus mean vector
+    "whitening": _fit_whitening,  # (x - mean) rotated onto the top-k principal axes, each scaled to unit variance
+}
+
+
+def fit_correction(name: str, corpus: np.ndarray, k: int | None = None) -> Callable[[np.ndarray], np.ndarray]:
+    """Fit a correction on (n, d) reference vectors; ``k`` keeps the top-k axes when whitening."""
+    if name not in CORRECTIONS:
+        raise ValueError(f"Unknown correction '{name}'. Choose one of: {', '.join(CORRECTIONS)}.")
+    if name != "none" and len(corpus) < 2:
+        raise ValueError("A correction needs a reference corpus of at least two texts.")
+    return CORRECTIONS[name](corpus, k)
+
+
+def random_pair_baseline(vectors: np.ndarray, metric: str = "cosine", rows: int = 300, seed: int = 0) -> np.ndarray:
+    """``metric`` between every pair of up to ``rows`` randomly chosen rows of (n, d) vectors.
+
+    What unrelated texts of the corpus score: a flat array of m(m-1)/2 values.
+    """
+    pick = np.random.default_rng(seed).permutation(len(vectors))[:rows]
+    matrix = similarity_matrix(np.asarray(vectors)[pick], metric)
+    return matrix[np.triu_indices(len(pick), k=1)]

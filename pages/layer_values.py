@@ -53,14 +53,15 @@ scope = st.radio("Values of", ["the chosen token", "all tokens"], horizontal=Tru
 which = token if scope == "the chosen token" else None
 subject = labels[token] if which is not None else f"all {len(labels)} tokens"
 table = stats.layer_stats(states, which)
+quantiles = stats.layer_quantiles(states, which)
 left, right = st.columns([3, 2])
-left.plotly_chart(figures.layer_distributions_figure(
-    stats.layer_quantiles(states, which), f"Values per layer, {subject} ({L + 1} distributions)"),
-    key="lv_layers")
+left.plotly_chart(figures.layer_distributions_figure(quantiles, f"Values per layer, {subject} ({L + 1} distributions)"),
+                  key="lv_layers")
 right.dataframe(table.round(3), hide_index=True, width="stretch")
 right.caption("Kurtosis is excess kurtosis (0 for a normal distribution): heavy tails mean a few extreme values.")
 with right:
-    download_csv(table, "Download the per-layer statistics (CSV)", "layer_statistics.csv", "lv_stats_csv")
+    download_csv(table.merge(quantiles.drop(columns=["min", "max"]), on="layer"),
+                 "Download the per-layer statistics and quantiles (CSV)", "layer_statistics.csv", "lv_stats_csv")
 
 st.subheader("Outlier dimensions")
 c1, c2 = st.columns(2)
@@ -92,3 +93,6 @@ with tab_dims:
     st.plotly_chart(figures.heatmap_figure(states[layer], [str(d) for d in range(states.shape[2])], labels,
                                            "Value of every dimension (outlier dimensions marked in red)",
                                            colorscale="RdBu_r", marked_columns=marked, zmid=0.0), key="lv_dims")
+    download_csv(pd.DataFrame(states[layer], index=labels).reset_index(names="token"),
+                 f"Download these values (CSV, tokens × {states.shape[2]} dimensions)",
+                 f"token_dimension_layer{layer}.csv", "lv_dims_csv")

@@ -17,8 +17,9 @@ the embedding layer's output plus one per layer, each a vector of {info.hidden_s
 |---|---|
 | 🧩 Tokenization | How does text become WordPiece tokens, IDs, segments and an attention mask? |
 | 📊 Layer values | How are the hidden-state values distributed in each layer, and which dimensions are outliers? |
-| 🧭 Sentence pooling | Which vector is "the sentence embedding": [CLS], pooler, mean or max, and from which layer? Measured by class separation |
 | 🏦 Word in context | How different is "bank" in "bank vault" and "river bank", at each layer, and which layer tells senses apart best? |
+| 🧭 Sentence pooling | Which vector is "the sentence embedding": [CLS], pooler, mean or max, and from which layer? Measured by class separation |
+| ⚖️ Compare sentences | Why can "what is your age?" and "Today is monday" score 0.93? Ranking, a random-pair baseline, centering and whitening |
 
 Every page shows what you are looking at, the plain `transformers` code that reproduces its numbers,
 and a link that reopens the same view. Pick another model or device in the sidebar.

@@ -119,6 +119,10 @@ for r, strategy in enumerate(per_layer + single, start=1):
         panels.append(figures.Panel(r, c, f"{strategy} · {where}<br>{spread}{sil}", coords))
 st.plotly_chart(figures.pca_grid_figure(panels, len(per_layer) + len(single), len(layers), labels, texts),
                 key="sp_grid")
+st.download_button("Download every panel's PCA coordinates (CSV)", pd.concat([
+    pd.DataFrame({"panel": p.title.replace("<br>", " · "), "text": texts, "label": labels or "",
+                  "pc1": p.coords[:, 0], "pc2": p.coords[:, 1]}) for p in panels]).to_csv(index=False),
+    "pca_grid.csv", "text/csv", key="sp_grid_csv", on_click="ignore")
 
 if labels:
     st.subheader("Which pooling and which layer separate the labels best?")

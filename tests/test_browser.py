@@ -175,3 +175,42 @@ def test_sentence_pooling_upload_shows_progress_then_grid(server: str, browser: 
     assert points == len(rows) == 3040
     assert page.locator("[data-testid='stException']").count() == 0
     page.context.close()
+
+
+@pytest.mark.parametrize(("url", "expect"), [
+    ("/layer_values?lv_text=The+cat+sat+down.&lv_layer=2&lv_token=2+%C2%B7+cat", "Token 2 · cat at layer 2"),
+    ("/word_similarity?ws_preset=crane&ws_strategy=layer+1&ws_metric=dot+product"
+     "&ws_texts=A+crane+lifted+steel.%0AA+crane+waded+in+the+marsh.", "dot product, layer 1"),
+    ("/sentence_pooling?sp_layers=layer+1&sp_layers=layer+2&sp_strats=max", "max · layer 1"),
+    ("/compare_sentences?cs_texts=Cats+purr.%0ADogs+bark.%0ABirds+sing.&cs_layer=2&cs_correct=mean-centering",
+     "after mean-centering"),
+])
+def test_deep_link_opens_the_same_view_in_a_fresh_context(server: str, browser: Browser, url: str,
+                                                           expect: str) -> None:
+    page = open_view(browser, server + url)
+    page.wait_for_function("""expect => Array.from(document.querySelectorAll('.js-plotly-plot')).some(el =>
+        [((el.layout.title && el.layout.title.text) || ''), ...(el.layout.annotations || []).map(a => a.text || '')]
+        .some(t => t.includes(expect)))""", arg=expect, timeout=90_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.get_by_text("Reproduce these numbers").first.click()
+    link = page.locator("[data-testid='stCode']").last.inner_text()
+    for part in url.split("?")[1].split("&"):  # every setting is in the shareable link too
+        name = part.split("=")[0]
+        assert f"{name}=" in link
+    page.context.close()
+
+
+def test_compare_page_matrix_ranking_baseline_and_whitening(server: str, browser: Browser) -> None:
+    page = open_view(browser, f"{server}/compare_sentences")
+    summaries = plotly_summaries(page, 2)
+    assert summaries[0]["title"] == "cosine, mean, layer 5" and summaries[0]["type"] == "heatmap"
+    assert summaries[1]["title"].startswith("cosine to “1: what is your age?”")
+    assert page.get_by_text("random pairs: 5th–95th percentile").count() >= 1
+    raw = page.evaluate("() => Array.from(document.querySelector('.js-plotly-plot').calcdata[0][0].z[0])")
+    page.get_by_text("whitening", exact=True).click()
+    wait_idle(page)
+    titles = [s["title"] for s in plotly_summaries(page, 3)]
+    assert titles[:2] == ["raw", "after whitening"]
+    whitened = page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')[1].calcdata[0][0].z[0])")
+    assert max(abs(a - b) for a, b in zip(raw, whitened)) > 0.2
+    page.context.close()

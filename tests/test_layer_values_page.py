@@ -1,8 +1,11 @@
 """AppTest of the Layer values page: charts, the 12-layer shape, edge inputs, no model call on changes."""
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
+
+import numpy as np
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -16,6 +19,14 @@ def charts(at: AppTest) -> dict[str, dict]:
     """Plotly figures on the page, by title."""
     figs = [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
     return {fig["layout"].get("title", {}).get("text", ""): fig for fig in figs}
+
+
+def plotly_array(value: list | dict) -> np.ndarray:
+    """A plotly trace array as numpy: plain lists, or the base64 'bdata' form plotly uses for numpy input."""
+    if isinstance(value, dict):
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        return flat.reshape([int(n) for n in str(value.get("shape", len(flat))).split(",")])
+    return np.asarray(value)
 
 
 def chart(at: AppTest, starts: str) -> dict:

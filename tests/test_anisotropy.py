@@ -1,0 +1,73 @@
+"""Centering, whitening and the random-pair baseline against direct numpy; pair encoding."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from transformers import AutoModel, AutoTokenizer
+
+from bertviz_core import Encoder
+from bertviz_core.models import bundled_model_dir
+from bertviz_core.similarity import CORRECTIONS, fit_correction, random_pair_baseline, similarity_matrix
+
+
+@pytest.fixture
+def corpus() -> np.ndarray:
+    rng = np.random.default_rng(5)
+    return rng.normal(size=(200, 16)) @ rng.normal(size=(16, 16)) + 20.0  # correlated and off-centre
+
+
+def test_centering_subtracts_the_corpus_mean(corpus: np.ndarray) -> None:
+    x = corpus[:5] * 2
+    np.testing.assert_allclose(fit_correction("mean-centering", corpus)(x), x - corpus.mean(0))
+    np.testing.assert_allclose(fit_correction("none", corpus)(x), x)
+
+
+def test_whitening_matches_numpy_and_gives_identity_covariance(corpus: np.ndarray) -> None:
+    whiten = fit_correction("whitening", corpus)
+    z = whiten(corpus)
+    np.testing.assert_allclose(np.cov(z.T), np.eye(16), atol=1e-8)
+    centred = corpus - corpus.mean(0)
+    values, vectors = np.linalg.eigh(np.cov(centred.T))
+    values, vectors = values[::-1], vectors[:, ::-1]
+    direct = centred @ vectors / np.sqrt(values)  # the same whitening, axes up to sign
+    np.testing.assert_allclose(np.abs(z), np.abs(direct), atol=1e-8)
+    top = fit_correction("whitening", corpus, k=4)(corpus)
+    assert top.shape == (200, 4)
+    np.testing.assert_allclose(np.cov(top.T), np.eye(4), atol=1e-8)
+
+
+def test_whitening_is_capped_at_the_rank_of_a_small_corpus() -> None:
+    small = np.random.default_rng(6).normal(size=(10, 32))
+    z = fit_correction("whitening", small)(small)
+    assert z.shape == (10, 9) and np.isfinite(z).all()
+    with pytest.raises(ValueError, match="at least two"):
+        fit_correction("whitening", small[:1])
+    with pytest.raises(ValueError, match=", ".join(CORRECTIONS)):
+        fit_correction("pca", small)
+
+
+def test_random_pair_baseline_is_every_pair_of_a_sample(corpus: np.ndarray) -> None:
+    values = random_pair_baseline(corpus, rows=30, seed=1)
+    pick = np.random.default_rng(1).permutation(200)[:30]
+    full = similarity_matrix(corpus[pick])
+    assert len(values) == 30 * 29 // 2
+    np.testing.assert_allclose(np.sort(values), np.sort(full[np.triu_indices(30, 1)]))
+    assert np.median(values) > 0.9  # off-centre vectors: anisotropic, every pair looks similar
+    centred = random_pair_baseline(fit_correction("mean-centering", corpus)(corpus), rows=30, seed=1)
+    assert abs(np.median(centred)) < 0.1
+
+
+def test_pair_encoding_equals_plain_transformers(bundled: Encoder) -> None:
+    (pair,) = bundled.encode(["what is your age?"], ["Today is monday"])
+    tokenizer = AutoTokenizer.from_pretrained(bundled_model_dir())
+    model = AutoModel.from_pretrained(bundled_model_dir()).eval()
+    inputs = tokenizer("what is your age?", "Today is monday", return_tensors="pt")
+    with torch.no_grad():
+        out = model(**inputs, output_hidden_states=True)
+    assert pair.tokens[6] == "[SEP]" and inputs["token_type_ids"][0].tolist() == [0] * 7 + [1] * 4
+    np.testing.assert_allclose(pair.hidden_states, torch.stack(out.hidden_states)[:, 0].numpy(), atol=1e-5)
+    np.testing.assert_allclose(pair.pooler, out.pooler_output[0].numpy(), atol=1e-5)
+    with pytest.raises(ValueError, match="one pair per text"):
+        bundled.encode(["a", "b"], ["c"])
+    assert bundled.dropped(["short", "word " * 600]) == [0, 90]
