@@ -21,3 +21,7 @@ browser:
 
 test: $(VENV)/.installed browser
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
+
+# Screenshots of every page with its defaults, for the README (docs/*.png).
+screenshots: $(VENV)/.installed browser
+	$(PY) docs/screenshots.py

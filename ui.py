@@ -7,6 +7,7 @@ are cached with bounded ``st.cache_data`` as numpy arrays and pandas frames.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import threading
 from collections import OrderedDict
@@ -56,11 +57,19 @@ def through_navigation() -> None:
         st.rerun()
 
 
+def allowed_models() -> list[str] | None:
+    """The models this server may load, from BERTVIZ_MODELS (comma-separated ids or paths); None = any."""
+    listed = [m.strip() for m in os.environ.get("BERTVIZ_MODELS", "").split(",") if m.strip()]
+    return listed or None
+
+
 def model_sidebar() -> None:
     """Model and device pickers with the loaded model's facts; a failed load keeps the last good model."""
     side = st.sidebar
     side.header("Model")
-    choice = side.selectbox("Model", [BUNDLED_MODEL, *KNOWN_HUB_MODELS, CUSTOM], key="model", bind="query-params",
+    allowed = allowed_models()
+    choices = [BUNDLED_MODEL, *KNOWN_HUB_MODELS] if allowed is None else [BUNDLED_MODEL, *allowed]
+    choice = side.selectbox("Model", list(dict.fromkeys([*choices, CUSTOM])), key="model", bind="query-params",
                             help="The bundled model works offline. Hub models download on first use.")
     model = choice
     if choice == CUSTOM:
@@ -69,6 +78,10 @@ def model_sidebar() -> None:
     device = side.selectbox("Device", available_devices(), key="device", bind="query-params",
                             help="auto = CUDA if present, then Apple MPS, then CPU.")
     wanted = (model or BUNDLED_MODEL, device)
+    if allowed is not None and wanted[0] not in choices:
+        side.error(f"This server only loads the models its operator listed in BERTVIZ_MODELS: "
+                   f"{literal(', '.join(choices))}. Custom ids and paths are turned off here.", icon="🔒")
+        wanted = st.session_state.get(ACTIVE, (BUNDLED_MODEL, device))
     if wanted != st.session_state.get(ACTIVE):
         try:
             with side, st.spinner(f"Loading {wanted[0]}…"):

@@ -1,7 +1,13 @@
-"""Plotly figure builders: numpy/pandas in, ``go.Figure`` out. No computation beyond layout."""
+"""Plotly figure builders: numpy/pandas in, ``go.Figure`` out. No computation beyond layout.
+
+Plotly renders a little HTML in titles, labels, legends and hovers (<b>, <a href>) and reads
+%{...} in hover templates. Every text a builder receives passes through ``plain`` (a newline
+becomes a line break), and user text never enters a hover template, so it always shows as typed.
+"""
 from __future__ import annotations
 
-from collections.abc import Sequence
+import html
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -9,6 +15,15 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
+
+
+def plain(text: str) -> str:
+    """Text that plotly shows literally: markup escaped, newlines as line breaks."""
+    return html.escape(str(text), quote=False).replace("\n", "<br>")
+
+
+def plains(texts: Iterable[str]) -> list[str]:
+    return [plain(t) for t in texts]
 
 
 def layer_label(layer: int) -> str:
@@ -21,7 +36,7 @@ def histogram_figure(counts: np.ndarray, edges: np.ndarray, title: str) -> go.Fi
     centers = (edges[:-1] + edges[1:]) / 2
     fig = go.Figure(go.Bar(x=centers, y=counts, width=np.diff(edges), marker_color="#4f46e5",
                            hovertemplate="value %{x:.3f}<br>count %{y}<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title="value", yaxis_title="count", bargap=0,
+    fig.update_layout(title=plain(title), xaxis_title="value", yaxis_title="count", bargap=0,
                       height=320, margin=dict(l=10, r=10, t=40, b=10))
     return fig
 
@@ -40,7 +55,7 @@ def layer_distributions_figure(quantiles: pd.DataFrame, title: str) -> go.Figure
     for column, symbol in (("min", "triangle-down"), ("max", "triangle-up")):
         fig.add_trace(go.Scatter(x=names, y=quantiles[column], mode="markers", name=column,
                                  marker=dict(symbol=symbol, size=9, color="#dc2626")))
-    fig.update_layout(title=title, yaxis_title="value", height=380, margin=dict(l=10, r=10, t=40, b=10))
+    fig.update_layout(title=plain(title), yaxis_title="value", height=380, margin=dict(l=10, r=10, t=40, b=10))
     return fig
 
 
@@ -53,7 +68,7 @@ def heatmap_figure(
     ``best_cell`` (row, column) a red box."""
     text = np.vectorize(lambda v: f"{v:.2f}")(matrix) if annotate else None
     fig = go.Figure(go.Heatmap(
-        z=matrix, x=list(x_labels), y=list(y_labels), colorscale=colorscale, zmid=zmid,
+        z=matrix, x=plains(x_labels), y=plains(y_labels), colorscale=colorscale, zmid=zmid,
         text=text, texttemplate="%{text}" if annotate else None,
         hovertemplate="%{y} · %{x}<br>%{z:.3f}<extra></extra>",
     ))
@@ -67,7 +82,7 @@ def heatmap_figure(
         fig.add_shape(type="rect", x0=col - 0.5, x1=col + 0.5, y0=row - 0.5, y1=row + 0.5,
                       line=dict(color="red", width=3))
     row_height = 44 if annotate else 22
-    fig.update_layout(title=title, height=max(300, row_height * len(y_labels) + 160),
+    fig.update_layout(title=plain(title), height=max(300, row_height * len(y_labels) + 160),
                       margin=dict(l=10, r=10, t=60, b=10), yaxis_autorange="reversed",
                       xaxis_type="category", yaxis_type="category")
     return fig
@@ -79,11 +94,11 @@ def pair_curves_figure(curves: pd.DataFrame, same_sense: dict[str, bool | None],
     for pair, rows in curves.groupby("pair", sort=False):
         same = same_sense.get(pair)
         fig.add_trace(go.Scatter(
-            x=[layer_label(int(x)) for x in rows["layer"]], y=rows["cosine"], mode="lines+markers", name=pair,
+            x=[layer_label(int(x)) for x in rows["layer"]], y=rows["cosine"], mode="lines+markers", name=plain(pair),
             line=dict(dash="solid" if same in (True, None) else "dash", width=2 if same else 1.5),
-            hovertemplate=f"{pair}<br>%{{x}}: %{{y:.3f}}<extra></extra>",
+            hovertemplate="%{fullData.name}<br>%{x}: %{y:.3f}<extra></extra>",
         ))
-    fig.update_layout(title=title, yaxis_title="cosine similarity", height=420,
+    fig.update_layout(title=plain(title), yaxis_title="cosine similarity", height=420,
                       margin=dict(l=10, r=10, t=40, b=10), legend=dict(font=dict(size=10)))
     return fig
 
@@ -103,10 +118,10 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
     """PCA scatters in a grid; points coloured by label (grey when there are none), hover shows the text."""
     titles = {(p.row, p.col): p.title for p in panels}
     fig = make_subplots(rows=rows, cols=cols, horizontal_spacing=0.04, vertical_spacing=0.09,
-                        subplot_titles=[titles.get((r, c), " ") for r in range(1, rows + 1)
+                        subplot_titles=[plain(titles.get((r, c), " ")) for r in range(1, rows + 1)
                                         for c in range(1, cols + 1)])
     fig.update_annotations(font_size=11)
-    hover = [t if len(t) <= 90 else t[:87] + "…" for t in texts]
+    hover = plains(t if len(t) <= 90 else t[:87] + "…" for t in texts)
     groups = sorted(set(labels)) if labels is not None else [None]
     palette = qualitative.Plotly + qualitative.D3
     for panel in panels:
@@ -115,9 +130,9 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
             fig.add_trace(go.Scattergl(
                 x=panel.coords[pick, 0], y=panel.coords[pick, 1], mode="markers",
                 marker=dict(size=5, color="#64748b" if group is None else palette[g % len(palette)], opacity=0.8),
-                name=str(group) if group is not None else "text", legendgroup=str(group),
+                name=plain(group) if group is not None else "text", legendgroup=str(g),
                 showlegend=(panel is panels[0]) and group is not None,
-                customdata=[hover[i] for i in pick], hovertemplate="%{customdata}<extra>" + str(group) + "</extra>",
+                customdata=[hover[i] for i in pick], hovertemplate="%{customdata}<extra>%{fullData.name}</extra>",
             ), row=panel.row, col=panel.col)
     fig.update_xaxes(showticklabels=False)
     fig.update_yaxes(showticklabels=False)
@@ -130,13 +145,13 @@ def ranking_figure(names: Sequence[str], scores: Sequence[float], band: tuple[fl
                    title: str, higher_is_similar: bool = True) -> go.Figure:
     """Horizontal bars, most similar on top; ``band`` (p5, median, p95) of random pairs shaded behind."""
     order = np.argsort(scores)[::-1] if higher_is_similar else np.argsort(scores)
-    fig = go.Figure(go.Bar(x=np.asarray(scores)[order], y=[names[i] for i in order], orientation="h",
+    fig = go.Figure(go.Bar(x=np.asarray(scores)[order], y=plains(names[i] for i in order), orientation="h",
                            marker_color="#4f46e5", hovertemplate="%{y}<br>%{x:.3f}<extra></extra>"))
     if band is not None:
         lo, mid, hi = band
         fig.add_vrect(x0=lo, x1=hi, fillcolor="#f59e0b", opacity=0.2, line_width=0,
                       annotation_text="random pairs: 5th–95th percentile", annotation_position="top left")
         fig.add_vline(x=mid, line_dash="dash", line_color="#b45309")
-    fig.update_layout(title=title, height=max(260, 34 * len(names) + 120), margin=dict(l=10, r=10, t=50, b=10),
+    fig.update_layout(title=plain(title), height=max(260, 34 * len(names) + 120), margin=dict(l=10, r=10, t=50, b=10),
                       yaxis_autorange="reversed")
     return fig

@@ -93,6 +93,10 @@ if labels is None:
 elif classes < 2:
     st.warning("Every text has the same label, so there is no separation to score. Points are shown uncoloured.")
     labels, label_key = None, None
+elif classes >= len(labels):
+    st.warning("Every text has a label of its own, so no class has two texts to compare: separation is not "
+               "scored. Points are coloured by label.")
+    label_key = None
 
 
 def cell(strategy: str, layer: int) -> tuple[np.ndarray, np.ndarray, float]:
@@ -114,17 +118,17 @@ for r, strategy in enumerate(per_layer + single, start=1):
     for c, layer in enumerate(layers if POOLINGS[strategy].per_layer else [L], start=1):
         coords, ratio, score = cell(strategy, layer)
         where = figures.layer_label(layer) if POOLINGS[strategy].per_layer else "one vector"
-        sil = f" · silhouette {score:.2f}" if labels else ""
+        sil = f" · silhouette {score:.2f}" if label_key else ""
         spread = f"PCA var {ratio.sum():.0%}" if ratio.sum() > 0 else "all vectors identical"
-        panels.append(figures.Panel(r, c, f"{strategy} · {where}<br>{spread}{sil}", coords))
+        panels.append(figures.Panel(r, c, f"{strategy} · {where}\n{spread}{sil}", coords))
 st.plotly_chart(figures.pca_grid_figure(panels, len(per_layer) + len(single), len(layers), labels, texts),
                 key="sp_grid")
 st.download_button("Download every panel's PCA coordinates (CSV)", pd.concat([
-    pd.DataFrame({"panel": p.title.replace("<br>", " · "), "text": texts, "label": labels or "",
+    pd.DataFrame({"panel": p.title.replace("\n", " · "), "text": texts, "label": labels or "",
                   "pc1": p.coords[:, 0], "pc2": p.coords[:, 1]}) for p in panels]).to_csv(index=False),
     "pca_grid.csv", "text/csv", key="sp_grid_csv", on_click="ignore")
 
-if labels:
+if label_key:
     st.subheader("Which pooling and which layer separate the labels best?")
     scores = pd.DataFrame({figures.layer_label(k): [cell(s, k)[2] for s in per_layer] for k in range(L + 1)},
                           index=per_layer)

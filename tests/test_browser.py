@@ -2,20 +2,12 @@
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("BERTVIZ_REQUIRE_BROWSER"):
@@ -26,43 +18,16 @@ if not Path(CHROMIUM).exists():
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def server() -> Iterator[str]:
-    port = free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not become healthy within 60 s")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=10)
+    with running_app() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
     with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 
@@ -73,12 +38,6 @@ def open_view(browser: Browser, url: str) -> Page:
     page.goto(url)
     wait_idle(page)
     return page
-
-
-def wait_idle(page: Page) -> None:
-    page.wait_for_selector(IDLE, timeout=90_000)
-    page.wait_for_timeout(300)
-    page.wait_for_selector(IDLE, timeout=90_000)
 
 
 def test_tokenization_deep_link_shows_tutorial_tokens(server: str, browser: Browser) -> None:
@@ -213,4 +172,79 @@ def test_compare_page_matrix_ranking_baseline_and_whitening(server: str, browser
     assert titles[:2] == ["raw", "after whitening"]
     whitened = page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')[1].calcdata[0][0].z[0])")
     assert max(abs(a - b) for a, b in zip(raw, whitened)) > 0.2
+    page.context.close()
+
+
+SESSIONS = [  # (page, text parameter, how to interact): eight visitors at once, each with its own words
+    ("tokenization", "tok_text", "text"),
+    ("tokenization", "tok_text", "text"),
+    ("layer_values", "lv_text", "slider"),
+    ("layer_values", "lv_text", "slider"),
+    ("word_similarity", "ws_texts", "strategy"),
+    ("word_similarity", "ws_texts", "strategy"),
+    ("compare_sentences", "cs_texts", "correction"),
+    ("compare_sentences", "cs_texts", "correction"),
+]
+
+
+def test_eight_sessions_at_once_see_only_their_own_text(server: str, browser: Browser) -> None:
+    import urllib.parse
+
+    markers = [f"zorblat{i}" for i in range(len(SESSIONS))]
+    pages = []
+    for (path, param, _), marker in zip(SESSIONS, markers):
+        value = f"The {marker} bank sat by the river.\nA {marker} bank lent money." if path in (
+            "word_similarity", "compare_sentences") else f"The {marker} bank sat by the river."
+        page = browser.new_context(viewport={"width": 1300, "height": 1000}).new_page()
+        page.goto(f"{server}/{path}?{urllib.parse.urlencode({param: value})}")  # all load at the same time
+        pages.append(page)
+    for page in pages:
+        wait_idle(page)
+    for round_ in range(3):
+        for page, (path, _, how), marker in zip(pages, SESSIONS, markers):  # start every change, then wait
+            if how == "text":
+                box = page.locator("textarea").first
+                box.fill(f"Round {round_}: {marker} speaks.")
+                box.press("Control+Enter")
+            elif how == "slider":
+                page.locator("[data-testid='stSlider'] input[type='range']").first.press("ArrowLeft")
+            elif how == "strategy":
+                box = page.locator("[data-testid='stSelectbox']").filter(has_text="Word vector")
+                box.locator("input").click()
+                page.get_by_role("option", name=f"layer {round_ + 1}", exact=True).click()
+            else:
+                page.get_by_text(["mean-centering", "whitening", "none"][round_], exact=True).click()
+        for page, marker in zip(pages, markers):
+            wait_idle(page)
+            body = page.evaluate("""() => document.body.innerText + ' ' + Array.from(
+                document.querySelectorAll('textarea, input')).map(el => el.value).join(' ')""")
+            assert marker in body
+            assert not [m for m in markers if m != marker and m in body], "another session's text leaked"
+            assert page.locator("[data-testid='stException']").count() == 0
+    for page in pages:
+        page.context.close()
+
+
+def test_overview_links_to_the_pages(server: str, browser: Browser) -> None:
+    page = open_view(browser, server)
+    assert page.get_by_role("heading", name="BERT Embedding Explorer").count() == 1
+    for title in ("Tokenization", "Layer values", "Word in context", "Sentence pooling", "Compare sentences"):
+        assert page.locator("[data-testid='stSidebarNav']").get_by_text(title, exact=True).count() == 1
+    page.get_by_text("Start with tokenization").click()
+    wait_idle(page)
+    assert page.url.endswith("/tokenization")
+    assert page.locator("[data-testid='stMetricValue']").first.inner_text().strip() == "22"
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.context.close()
+
+
+def test_layer_values_layer_change_updates_the_histogram(server: str, browser: Browser) -> None:
+    page = open_view(browser, f"{server}/layer_values")
+    plotly_summaries(page, 4)
+    page.locator("[data-testid='stSlider'] input[type='range']").first.press("ArrowLeft")
+    wait_idle(page)
+    hist = next(s for s in plotly_summaries(page, 4) if s["type"] == "bar")
+    assert hist["title"] == "Token 5 · the at layer 4: 200 bins" and hist["points"] == 200
+    assert "lv_layer=4" in page.url
+    assert page.locator("[data-testid='stException']").count() == 0
     page.context.close()

@@ -1,0 +1,65 @@
+"""The real app in a real browser: start `streamlit run app.py` on a free loopback port, drive Debian's chromium.
+
+Shared by the browser tests, the screenshot script (docs/screenshots.py) and the benchmarks in bench/.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def running_app(script: str = "app.py", env: dict[str, str] | None = None, timeout: float = 60) -> Iterator[str]:
+    """Serve ``script`` with streamlit on a free loopback port; yield its base URL; stop it afterwards."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+         "--server.address", "127.0.0.1"],
+        cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, timeout)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def wait_healthy(url: str, timeout: float) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"streamlit at {url} did not become healthy within {timeout} s")
+
+
+def wait_idle(page, settle_ms: int = 300) -> None:
+    """Wait until the app's script run has finished (twice, to let a rerun it triggered start)."""
+    page.wait_for_selector(IDLE, timeout=90_000)
+    page.wait_for_timeout(settle_ms)
+    page.wait_for_selector(IDLE, timeout=90_000)

@@ -1,0 +1,54 @@
+"""One Encoder shared by many threads with mixed calls; caches that stay bounded."""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from bertviz_core import Encoder
+from bertviz_core.corpora import TUTORIAL
+
+
+def run(encoder: Encoder, job: tuple[str, int]) -> object:
+    kind, i = job
+    text = f"Thread job {i}: the bank by the river had {i} boats. " + "more words " * (i % 9)
+    if kind == "tokenize":
+        return encoder.tokenize(text, "and a pair" if i % 2 else None)
+    if kind == "encode":
+        return encoder.encode([text, TUTORIAL])
+    if kind == "embed":
+        return encoder.embed([text, TUTORIAL, "short"], ["mean", "max", "pooler"])
+    return encoder.word_vectors([text, TUTORIAL], "bank", "first" if i % 2 else "mean")
+
+
+def same(a: object, b: object) -> bool:
+    if hasattr(a, "equals"):
+        return a.equals(b)
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(np.abs(a[k] - b[k]).max() <= 1e-5 for k in a)
+    return len(a) == len(b) and all(
+        (x.ids == y.ids and np.abs(x.hidden_states - y.hidden_states).max() <= 1e-5) if hasattr(x, "ids")
+        else (x.positions == y.positions and np.abs(x.vectors - y.vectors).max() <= 1e-5) for x, y in zip(a, b))
+
+
+def test_mixed_calls_from_many_threads_equal_serial_results(bundled: Encoder) -> None:
+    jobs = [(kind, i) for i in range(6) for kind in ("tokenize", "encode", "embed", "words")]
+    serial = {job: run(bundled, job) for job in jobs}
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        parallel = list(pool.map(lambda job: (job, run(bundled, job)), jobs * 3))
+    assert len(parallel) == 72
+    for job, result in parallel:
+        assert same(result, serial[job]), job
+
+
+def test_the_shared_corpus_cache_stays_bounded(bundled: Encoder) -> None:
+    import ui
+
+    store = ui.LRUStore(max_entries=3)
+    for i in range(10):
+        store.put(i, i)
+    assert len(store) == 3 and store.get(0) is None and store.get(9) == 9
+    ui.pooled_store.clear()  # a fresh, empty process-wide store for this test
+    for i in range(12):  # twelve visitors, twelve different corpora
+        ui.embed_corpus(("all-MiniLM-L6-v2 (bundled)", "cpu"), (f"corpus {i} one", f"corpus {i} two"))
+    assert len(ui.pooled_store()) == 8
