@@ -11,6 +11,8 @@ from sklearn.decomposition import PCA
 from sklearn.metrics import roc_auc_score, silhouette_score
 from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances
 
+from bertviz_core.word_vectors import Occurrence, Reducer, stack
+
 
 @dataclass(frozen=True)
 class Metric:
@@ -135,3 +137,25 @@ def random_pair_baseline(vectors: np.ndarray, metric: str = "cosine", rows: int 
     pick = np.random.default_rng(seed).permutation(len(vectors))[:rows]
     matrix = similarity_matrix(np.asarray(vectors)[pick], metric)
     return matrix[np.triu_indices(len(pick), k=1)]
+
+
+# The tutorial's comparisons of "bank" in its sentence: occurrence pairs (in order: vault, robber,
+# river) and the cosine it reports for bert-base-uncased with the sum of the last four layers.
+TUTORIAL_PAIRS: tuple[tuple[int, int, str, float | None], ...] = (
+    (0, 1, "bank vault ↔ bank robber (same sense)", 0.94),
+    (1, 2, "bank robber ↔ river bank (different senses)", 0.69),
+    (0, 2, "bank vault ↔ river bank (different senses)", None),
+)
+
+
+def tutorial_comparison(found: Sequence[Occurrence], sentence: int, strategy: Reducer) -> list[dict]:
+    """The tutorial's three "bank" comparisons for the occurrences in text ``sentence``.
+
+    Returns rows: comparison, tutorial (its reported cosine, or None), this_model (our cosine).
+    """
+    banks = [o for o in found if o.sentence == sentence]
+    if len(banks) != 3:
+        return []
+    sims = similarity_matrix(strategy.fn(stack(banks)))
+    return [{"comparison": name, "tutorial": reported, "this_model": float(sims[i, j])}
+            for i, j, name, reported in TUTORIAL_PAIRS]

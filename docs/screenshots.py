@@ -25,11 +25,11 @@ PAGES = {  # file name: (url path, viewport height)
 
 
 def main() -> None:
-    with running_app() as url, sync_playwright() as pw:
+    with running_app() as app, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for name, (path, height) in PAGES.items():
             page = browser.new_context(viewport={"width": 1400, "height": height}).new_page()
-            page.goto(f"{url}/{path}")
+            page.goto(f"{app.url}/{path}")
             wait_idle(page, settle_ms=1500)
             if page.locator("[data-testid='stException']").count():
                 raise SystemExit(f"{name}: the page shows an exception")

@@ -13,6 +13,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,9 +29,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+@dataclass(frozen=True)
+class LiveApp:
+    url: str
+    pid: int
+
+
 @contextmanager
-def running_app(script: str = "app.py", env: dict[str, str] | None = None, timeout: float = 60) -> Iterator[str]:
-    """Serve ``script`` with streamlit on a free loopback port; yield its base URL; stop it afterwards."""
+def running_app(script: str = "app.py", env: dict[str, str] | None = None, timeout: float = 60) -> Iterator[LiveApp]:
+    """Serve ``script`` with streamlit on a free loopback port; yield its URL and pid; stop it afterwards."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
@@ -41,7 +48,7 @@ def running_app(script: str = "app.py", env: dict[str, str] | None = None, timeo
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, timeout)
-        yield url
+        yield LiveApp(url, proc.pid)
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -95,3 +95,11 @@ def test_model_that_fails_keeps_the_previous_one(tmp_path: Path) -> None:
     assert not at.exception
     assert "not a model directory" in at.sidebar.error[0].value
     assert token_table(at)["id"].tolist() == TUTORIAL_IDS  # still served by the bundled model
+
+
+def test_tokenization_settings_never_run_the_model(model_calls: list[int]) -> None:
+    at = open_page("pages/tokenization.py")
+    at.toggle(key="tok_pad").set_value(True).run()
+    at.number_input(key="tok_T").set_value(40).run()
+    at.text_area(key="tok_text").set_value("Another text entirely.").run()
+    assert not at.exception and model_calls == []  # tokenizing needs no forward pass

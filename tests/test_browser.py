@@ -20,8 +20,8 @@ from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 @pytest.fixture(scope="session")
 def server() -> Iterator[str]:
-    with running_app() as url:
-        yield url
+    with running_app() as app:
+        yield app.url
 
 
 @pytest.fixture(scope="session")

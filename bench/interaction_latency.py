@@ -1,0 +1,113 @@
+"""Interaction latency in a real browser, as a ratio to Streamlit's own floor, measured in one run.
+
+    .venv/bin/python bench/interaction_latency.py [--changes 20]
+
+For each page, changes one setting (a layer, a strategy, a toggle) ``--changes`` times and times each
+change from the input until the app's script state is idle again, read from a MutationObserver in
+the page. The floor is the same change on bench/floor_app.py: one slider and one plotly chart.
+Prints the median and spread (25th-75th percentile) per page and the ratio to the floor's median.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
+
+from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
+
+OBSERVE = """() => {
+  window.__last = 0;
+  new MutationObserver(() => { window.__last = performance.now(); })
+    .observe(document.querySelector('[data-testid="stMain"]'),
+             {subtree: true, childList: true, attributes: true, characterData: true});
+}"""
+# Done: the script is idle, something in the page changed after the input, and nothing has for 400 ms.
+SETTLED = """t0 => window.__last > t0 && performance.now() - window.__last > 400 &&
+  document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') === 'notRunning'"""
+
+
+def slider(page: Page, i: int) -> None:
+    page.locator("[data-testid='stSlider'] input[type='range']").first.press("ArrowLeft" if i % 2 else "ArrowRight")
+
+
+def select(label: str, options: tuple[str, str]) -> Callable[[Page, int], None]:
+    def act(page: Page, i: int) -> None:
+        page.locator("[data-testid='stSelectbox']").filter(has_text=label).locator("input").click()
+        page.get_by_role("option", name=options[i % 2], exact=True).click()
+    return act
+
+
+def toggle(label: str) -> Callable[[Page, int], None]:
+    return lambda page, i: page.get_by_text(label, exact=True).click()
+
+
+def multiselect_last(label: str, option: str) -> Callable[[Page, int], None]:
+    def act(page: Page, i: int) -> None:
+        box = page.locator("[data-testid='stMultiSelect']").filter(has_text=label).locator("input")
+        if i % 2 == 0:
+            box.press("Backspace")  # drop the last chosen option
+        else:
+            box.fill(option)
+            box.press("Enter")
+    return act
+
+
+PAGES: dict[str, tuple[str, Callable[[Page, int], None]]] = {
+    "tokenization (padding toggle)": ("tokenization", toggle("Pad to a fixed length T")),
+    "layer values (layer)": ("layer_values?lv_layer=4", slider),
+    "word in context (strategy)": ("word_similarity", select("Word vector", ("layer 1", "layer 2"))),
+    "sentence pooling (layers)": ("sentence_pooling", multiselect_last("Layers", "layer 6")),
+    "compare sentences (layer)": ("compare_sentences?cs_layer=4", slider),
+}
+
+
+def measure(page: Page, act: Callable[[Page, int], None], changes: int) -> list[float]:
+    wait_idle(page, settle_ms=1000)
+    page.evaluate(OBSERVE)
+    times = []
+    for i in range(changes):
+        t0 = page.evaluate("performance.now()")
+        act(page, i)
+        page.wait_for_function(SETTLED, arg=t0, timeout=60_000, polling=50)
+        times.append(page.evaluate("window.__last") - t0)
+    return times
+
+
+def summary(times: list[float]) -> tuple[float, float, float]:
+    q = statistics.quantiles(times, n=4)
+    return statistics.median(times), q[0], q[2]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--changes", type=int, default=20)
+    args = parser.parse_args()
+    results: dict[str, list[float]] = {}
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        with running_app("bench/floor_app.py") as floor:
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            page.goto(floor.url)
+            results["floor: one slider, one plotly chart"] = measure(page, slider, args.changes)
+        with running_app() as app:
+            for name, (path, act) in PAGES.items():
+                page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+                page.goto(f"{app.url}/{path}")
+                measure(page, act, 2)  # warm the caches this page's changes will hit
+                results[name] = measure(page, act, args.changes)
+        browser.close()
+    floor = statistics.median(results["floor: one slider, one plotly chart"])
+    print(f"{'':40} {'median ms':>10} {'p25-p75 ms':>14} {'ratio to floor':>15}")
+    for name, times in results.items():
+        median, lo, hi = summary(times)
+        print(f"{name:40} {median:10.0f} {f'{lo:.0f}-{hi:.0f}':>14} {median / floor:14.2f}x")
+
+
+if __name__ == "__main__":
+    main()

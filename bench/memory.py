@@ -1,0 +1,67 @@
+"""Server memory for a 5,000-row corpus on the Sentence pooling page, against what must be kept.
+
+    .venv/bin/python bench/memory.py [--rows 5000]
+
+Reads the server's resident memory (VmRSS) and its peak (VmHWM) from /proc: idle with the model
+loaded and the built-in corpus shown, then after uploading the corpus through the browser. The
+theoretical size is what the pooled vectors need: texts x layers x hidden x strategies x 4 bytes.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+import pandas as pd  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from bertviz_core.corpora import news_topics  # noqa: E402
+from bertviz_core.pooling import POOLINGS  # noqa: E402
+from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
+
+LAYERS, HIDDEN = 7, 384  # the bundled model: 6 layers + embeddings, 384 wide
+
+
+def memory_mb(pid: int) -> dict[str, float]:
+    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+    return {k: int(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM")}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=5000)
+    args = parser.parse_args()
+    corpus = news_topics()
+    rows = [(f"{t} ({i})", label) for i in range(args.rows // len(corpus) + 1)
+            for t, label in zip(corpus.text, corpus.label)][:args.rows]
+    csv = Path("/tmp/bertviz_memory_corpus.csv")
+    pd.DataFrame(rows, columns=["text", "label"]).to_csv(csv, index=False)
+    per_layer = sum(p.per_layer for p in POOLINGS.values())
+    single = len(POOLINGS) - per_layer
+    theoretical = args.rows * HIDDEN * 4 * (per_layer * LAYERS + single) / 2**20
+    with running_app() as app, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.goto(f"{app.url}/sentence_pooling?sp_source=Upload+a+CSV")
+        wait_idle(page, settle_ms=2000)
+        idle = memory_mb(app.pid)
+        page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
+        page.wait_for_selector("[data-testid='stProgress']", timeout=60_000)
+        wait_idle(page, settle_ms=2000)
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=300_000)
+        after = memory_mb(app.pid)
+        browser.close()
+    budget = idle["VmRSS"] + 2 * theoretical
+    print(f"rows {args.rows}; theoretical pooled size {theoretical:.0f} MB "
+          f"({per_layer} per-layer strategies x {LAYERS} layers + {single} single, {HIDDEN} wide, float32)")
+    print(f"idle RSS {idle['VmRSS']:.0f} MB; after the corpus: RSS {after['VmRSS']:.0f} MB, peak {after['VmHWM']:.0f} MB")
+    print(f"peak - idle = {after['VmHWM'] - idle['VmRSS']:.0f} MB = "
+          f"{(after['VmHWM'] - idle['VmRSS']) / theoretical:.2f}x the theoretical size "
+          f"(goal: at most 2x, i.e. peak <= {budget:.0f} MB)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""Model runs on reruns: zero when only a layer, strategy, metric, token or correction changes.
+
+    .venv/bin/python bench/model_calls.py
+
+Counts every forward pass (Encoder._forward, behind encode, embed and word_vectors) while AppTest
+drives each page: its first render, then a series of setting changes. tests/ asserts the same counts.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from bertviz_core.encoder import Encoder  # noqa: E402
+
+CHANGES = {  # page: [(widget kind, key, value), ...] settings that must not run the model
+    "tokenization": [("toggle", "tok_pad", True), ("number_input", "tok_T", 40), ("toggle", "voc_re", True)],
+    "layer_values": [("slider", "lv_layer", 2), ("selectbox", "lv_token", 3), ("radio", "lv_scope", "all tokens"),
+                     ("slider", "lv_k", 2.5)],
+    "word_similarity": [("selectbox", "ws_strategy", "layer 2"), ("selectbox", "ws_metric", "dot product"),
+                        ("selectbox", "ws_sub", "first"), ("radio", "ws_score", "gap")],
+    "sentence_pooling": [("multiselect", "sp_layers", [1, 2]), ("multiselect", "sp_strats", ["max", "cls"])],
+    "compare_sentences": [("slider", "cs_layer", 2), ("selectbox", "cs_strategy", "max"),
+                          ("selectbox", "cs_metric", "euclidean distance"), ("radio", "cs_correct", "whitening"),
+                          ("selectbox", "cs_query", 2)],
+}
+
+
+def count_runs() -> list[int]:
+    runs: list[int] = []
+    original = Encoder._forward
+
+    def counting(self, items, progress=None):  # noqa: ANN001
+        runs.append(len(items))
+        yield from original(self, items, progress)
+
+    Encoder._forward = counting
+    return runs
+
+
+def main() -> None:
+    runs = count_runs()
+    print(f"{'page':20} {'first render':>13} {'setting changes':>16} {'model runs on them':>19}")
+    for page, changes in CHANGES.items():
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+        at.run()
+        at.switch_page(f"pages/{page}.py").run()
+        first = len(runs)
+        for kind, key, value in changes:
+            getattr(at, kind)(key=key).set_value(value).run()
+            assert not at.exception, at.exception
+        print(f"{page:20} {first:13} {len(changes):16} {len(runs) - first:19}")
+        runs.clear()
+
+
+if __name__ == "__main__":
+    main()
