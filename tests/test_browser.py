@@ -58,6 +58,14 @@ def test_tokenization_settings_come_from_the_url(server: str, browser: Browser) 
     page.context.close()
 
 
+def wait_for_chart(page: Page, text: str) -> None:
+    """Wait until a chart's title or subplot title contains ``text`` (a rerun can start late under load)."""
+    page.wait_for_function("""expect => Array.from(document.querySelectorAll('.js-plotly-plot')).some(el =>
+        [((el.layout.title && el.layout.title.text) || ''), ...(el.layout.annotations || []).map(a => a.text || '')]
+        .some(t => t.includes(expect)))""", arg=text, timeout=90_000)
+    wait_idle(page)
+
+
 def plotly_summaries(page: Page, count: int) -> list[dict]:
     """Title, trace type and number of drawn points of each plotly chart, once ``count`` are drawn."""
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {count}", timeout=60_000)
@@ -95,7 +103,9 @@ def test_word_page_matrix_curves_scores_and_strategy_switch(server: str, browser
     labels = page.evaluate("() => document.querySelector('.js-plotly-plot').data[0].y.slice(0, 3)")
     assert labels == ["0: …from the bank vault, the…", "1: …vault, the bank robber was…", "2: …Mississippi river bank.…"]
     choose(page, "Word vector", "layer 2")
+    wait_for_chart(page, "cosine, layer 2")
     choose(page, "Metric", "dot product")
+    wait_for_chart(page, "dot product, layer 2")
     assert plotly_summaries(page, 3)[0]["title"] == "dot product, layer 2"
     assert "ws_strategy=layer+2" in page.url and "ws_metric=dot+product" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
@@ -147,9 +157,7 @@ def test_sentence_pooling_upload_shows_progress_then_grid(server: str, browser: 
 def test_deep_link_opens_the_same_view_in_a_fresh_context(server: str, browser: Browser, url: str,
                                                            expect: str) -> None:
     page = open_view(browser, server + url)
-    page.wait_for_function("""expect => Array.from(document.querySelectorAll('.js-plotly-plot')).some(el =>
-        [((el.layout.title && el.layout.title.text) || ''), ...(el.layout.annotations || []).map(a => a.text || '')]
-        .some(t => t.includes(expect)))""", arg=expect, timeout=90_000)
+    wait_for_chart(page, expect)
     assert page.locator("[data-testid='stException']").count() == 0
     page.get_by_text("Reproduce these numbers").first.click()
     link = page.locator("[data-testid='stCode']").last.inner_text()
@@ -167,7 +175,7 @@ def test_compare_page_matrix_ranking_baseline_and_whitening(server: str, browser
     assert page.get_by_text("random pairs: 5th–95th percentile").count() >= 1
     raw = page.evaluate("() => Array.from(document.querySelector('.js-plotly-plot').calcdata[0][0].z[0])")
     page.get_by_text("whitening", exact=True).click()
-    wait_idle(page)
+    wait_for_chart(page, "after whitening")
     titles = [s["title"] for s in plotly_summaries(page, 3)]
     assert titles[:2] == ["raw", "after whitening"]
     whitened = page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')[1].calcdata[0][0].z[0])")
@@ -242,7 +250,7 @@ def test_layer_values_layer_change_updates_the_histogram(server: str, browser: B
     page = open_view(browser, f"{server}/layer_values")
     plotly_summaries(page, 4)
     page.locator("[data-testid='stSlider'] input[type='range']").first.press("ArrowLeft")
-    wait_idle(page)
+    wait_for_chart(page, "at layer 4")
     hist = next(s for s in plotly_summaries(page, 4) if s["type"] == "bar")
     assert hist["title"] == "Token 5 · the at layer 4: 200 bins" and hist["points"] == 200
     assert "lv_layer=4" in page.url
