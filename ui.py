@@ -18,13 +18,11 @@ from urllib.parse import urlencode
 import numpy as np
 import pandas as pd
 import streamlit as st
-
 from streamlit.runtime.pages_manager import PagesManager
 
-from bertviz_core import BUNDLED_MODEL, KNOWN_HUB_MODELS, Encoder, Encoding
+from bertviz_core import BUNDLED_MODEL, KNOWN_HUB_MODELS, Encoder, Encoding, load_encoder
 from bertviz_core.models import available_devices
 from bertviz_core.word_vectors import Occurrence, occurrences
-
 
 CUSTOM = "Custom id or path…"
 ACTIVE = "_active_model"  # session key: the (model, device) that last loaded
@@ -39,8 +37,6 @@ def literal(text: str) -> str:
 @st.cache_resource(show_spinner=False, max_entries=4)
 def get_encoder(model: str, device: str) -> Encoder:
     """One shared Encoder per (model, device). Failures raise and are not cached."""
-    from bertviz_core import load_encoder
-
     return load_encoder(None if model == BUNDLED_MODEL else model, device=device)
 
 
@@ -93,7 +89,8 @@ def model_sidebar() -> None:
             side.caption(f"Still using **{literal(st.session_state[ACTIVE][0])}**.")
     info = encoder().info
     side.markdown(
-        f"**{literal(info.name)}**  \n{info.num_layers} layers · hidden {info.hidden_size} · vocab {info.vocab_size:,}  \n"
+        f"**{literal(info.name)}**  \n"
+        f"{info.num_layers} layers · hidden {info.hidden_size} · vocab {info.vocab_size:,}  \n"
         f"max {info.max_length} tokens · device `{info.device}` · pooler {'yes' if info.has_pooler else 'no'}"
     )
 

@@ -15,9 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from playwright.sync_api import sync_playwright  # noqa: E402
-
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
 
 
 def import_time(module: str) -> float:

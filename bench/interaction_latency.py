@@ -17,9 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
-
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 OBSERVE = """() => {
   window.__last = 0;

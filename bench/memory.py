@@ -16,11 +16,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import pandas as pd  # noqa: E402
+from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from bertviz_core.corpora import news_topics  # noqa: E402
 from bertviz_core.pooling import POOLINGS  # noqa: E402
-from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
 
 LAYERS, HIDDEN = 7, 384  # the bundled model: 6 layers + embeddings, 384 wide
 

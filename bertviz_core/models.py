@@ -128,7 +128,7 @@ def load_pretrained(
         model, loading = AutoModel.from_pretrained(
             source.location, trust_remote_code=False, output_loading_info=True
         )
-    except (OSError, ValueError, KeyError, EnvironmentError) as err:
+    except (OSError, ValueError, KeyError) as err:
         raise _load_failure(source, err) from err
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError(f"'{source.name}' has no fast tokenizer, which is needed for character offsets.")

@@ -10,9 +10,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from playwright.sync_api import sync_playwright  # noqa: E402
-
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
 
 PAGES = {  # file name: (url path, viewport height)
     "overview": ("", 900),

@@ -7,8 +7,7 @@ from bertviz_core import figures, recipes
 from bertviz_core.corpora import news_topics
 from bertviz_core.pooling import POOLINGS
 from bertviz_core.similarity import CORRECTIONS, METRICS, fit_correction, random_pair_baseline, similarity_matrix
-from ui import (download_csv, embed_corpus, encode_texts, encoder, literal, model_key, teaching_panel,
-                through_navigation)
+from ui import download_csv, embed_corpus, encode_texts, encoder, model_key, teaching_panel, through_navigation
 
 through_navigation()
 

@@ -9,8 +9,16 @@ from bertviz_core import figures, recipes
 from bertviz_core.corpora import TUTORIAL, word_presets
 from bertviz_core.similarity import METRICS, pair_layer_curves, score_grid, similarity_matrix, tutorial_comparison
 from bertviz_core.word_vectors import SUBWORD_RULES, check_word, stack, suggest_words, word_strategies
-from ui import (download_csv, encode_texts, encoder, literal, model_key, teaching_panel, through_navigation,
-                word_occurrences)
+from ui import (
+    download_csv,
+    encode_texts,
+    encoder,
+    literal,
+    model_key,
+    teaching_panel,
+    through_navigation,
+    word_occurrences,
+)
 
 through_navigation()
 

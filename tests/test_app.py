@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
-
 from test_encoder import TUTORIAL_IDS
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

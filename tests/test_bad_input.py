@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from test_app import open_page
 
 from bertviz_core.corpora import news_topics
-from test_app import open_page
 
 LONG = "word " * 2000  # 10,000 characters
 ODD = {

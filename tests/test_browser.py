@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle
 
 if not Path(CHROMIUM).exists():
@@ -69,7 +68,7 @@ def wait_for_chart(page: Page, text: str) -> None:
 def plotly_summaries(page: Page, count: int) -> list[dict]:
     """Title, trace type and number of drawn points of each plotly chart, once ``count`` are drawn."""
     page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {count}", timeout=60_000)
-    return page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(el => ({
+    return page.evaluate(r"""() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(el => ({
         title: ((el.layout.title && el.layout.title.text) || '').replace(/<\/?b>/g, ''), type: el._fullData[0].type, points: el.calcdata[0].length}))""")
 
 
@@ -209,7 +208,7 @@ def test_eight_sessions_at_once_see_only_their_own_text(server: str, browser: Br
     for page in pages:
         wait_idle(page)
     for round_ in range(3):
-        for page, (path, _, how), marker in zip(pages, SESSIONS, markers):  # start every change, then wait
+        for page, (_, _, how), marker in zip(pages, SESSIONS, markers):  # start every change, then wait
             if how == "text":
                 box = page.locator("textarea").first
                 box.fill(f"Round {round_}: {marker} speaks.")

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from test_app import open_page
 from test_layer_values_page import chart, charts, plotly_array
 

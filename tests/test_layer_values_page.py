@@ -6,10 +6,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-
 import pytest
 from streamlit.testing.v1 import AppTest
-
 from test_app import open_page
 
 PAGE = "pages/layer_values.py"

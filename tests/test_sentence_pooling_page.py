@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import pytest
-
-from bertviz_core.corpora import news_topics
 from test_app import open_page
 from test_layer_values_page import chart, charts
+
+from bertviz_core.corpora import news_topics
 
 PAGE = "pages/sentence_pooling.py"
 

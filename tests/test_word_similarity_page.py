@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pytest
-
 from test_app import open_page
 from test_layer_values_page import chart, charts
 

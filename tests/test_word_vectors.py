@@ -11,10 +11,15 @@ from transformers import AutoModel, AutoTokenizer
 from bertviz_core import Encoder
 from bertviz_core.corpora import TUTORIAL, word_presets
 from bertviz_core.models import bundled_model_dir
-from bertviz_core.similarity import (METRICS, pair_layer_curves, score_grid, sense_scores, similarity_matrix,
-                                     tutorial_comparison)
-from bertviz_core.word_vectors import (SUBWORD_RULES, check_word, find_spans, stack, suggest_words,
-                                       word_strategies)
+from bertviz_core.similarity import (
+    METRICS,
+    pair_layer_curves,
+    score_grid,
+    sense_scores,
+    similarity_matrix,
+    tutorial_comparison,
+)
+from bertviz_core.word_vectors import SUBWORD_RULES, find_spans, stack, suggest_words, word_strategies
 
 
 @pytest.fixture(scope="module")
