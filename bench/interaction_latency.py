@@ -86,6 +86,7 @@ def summary(times: list[float]) -> tuple[float, float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--changes", type=int, default=20)
+    parser.add_argument("--only", default="", help="measure only the pages whose name contains this")
     args = parser.parse_args()
     results: dict[str, list[float]] = {}
     with sync_playwright() as pw:
@@ -95,7 +96,7 @@ def main() -> None:
             page.goto(floor.url)
             results["floor: one slider, one plotly chart"] = measure(page, slider, args.changes)
         with running_app() as app:
-            for name, (path, act) in PAGES.items():
+            for name, (path, act) in [(n, v) for n, v in PAGES.items() if args.only in n]:
                 page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
                 page.goto(f"{app.url}/{path}")
                 measure(page, act, 2)  # warm the caches this page's changes will hit

@@ -24,75 +24,81 @@ if encoding.dropped:
     st.warning(f"The text is longer than the model's {info.max_length} tokens: {encoding.dropped} tokens "
                "were dropped. Only the first part is shown.", icon="✂️")
 
-c1, c2 = st.columns(2)
-token = c1.selectbox("Token", range(len(labels)), index=min(5, len(labels) - 1), format_func=labels.__getitem__,
-                     key="lv_token", bind="query-params")
-layer = c2.slider("Layer (0 = the embedding layer's output)", 0, L, min(5, L), key="lv_layer",
+@st.fragment
+def explore(states, labels: list[str], text: str) -> None:
+    """Everything a token, layer or rule change redraws: a change reruns only this part of the page."""
+    c1, c2 = st.columns(2)
+    token = c1.selectbox("Token", range(len(labels)), index=min(5, len(labels) - 1), format_func=labels.__getitem__,
+                         key="lv_token", bind="query-params")
+    layer = c2.slider("Layer (0 = the embedding layer's output)", 0, L, min(5, L), key="lv_layer",
+                      bind="query-params")
+    teaching_panel(
+        f"Every token has {L + 1} hidden states: the embedding layer's output (layer 0) and one per transformer "
+        f"layer ({L + 1} = embeddings + {L} layers). Each is a vector of {info.hidden_size} numbers.  \n"
+        "Below: how those numbers are distributed, how that changes with depth, and which dimensions stand out.",
+        recipes.layer_values(info, text, token, layer),
+    )
+
+    vector = states[layer, token]
+    counts, edges = stats.histogram(vector)
+    left, right = st.columns([3, 1])
+    left.plotly_chart(figures.histogram_figure(
+        counts, edges, f"Token {labels[token]} at {figures.layer_label(layer)}: {stats.HISTOGRAM_BINS} bins"),
+        key="lv_hist")
+    for name, value in stats.vector_stats(vector).items():
+        right.metric(name.replace("_", " "), f"{value:.3f}")
+    download_csv(pd.DataFrame({"dimension": range(len(vector)), "value": vector}),
+                 "Download this vector (CSV)", f"vector_token{token}_layer{layer}.csv", "lv_vec_csv")
+
+    st.subheader("All layers at once")
+    scope = st.radio("Values of", ["the chosen token", "all tokens"], horizontal=True, key="lv_scope",
+                     bind="query-params")
+    which = token if scope == "the chosen token" else None
+    subject = labels[token] if which is not None else f"all {len(labels)} tokens"
+    table = stats.layer_stats(states, which)
+    quantiles = stats.layer_quantiles(states, which)
+    left, right = st.columns([3, 2])
+    left.plotly_chart(figures.layer_distributions_figure(quantiles, f"Values per layer, {subject} ({L + 1} distributions)"),
+                      key="lv_layers")
+    right.dataframe(table.round(3), hide_index=True, width="stretch")
+    right.caption("Kurtosis is excess kurtosis (0 for a normal distribution): heavy tails mean a few extreme values.")
+    with right:
+        download_csv(table.merge(quantiles.drop(columns=["min", "max"]), on="layer"),
+                     "Download the per-layer statistics and quantiles (CSV)", "layer_statistics.csv", "lv_stats_csv")
+
+    st.subheader("Outlier dimensions")
+    c1, c2 = st.columns(2)
+    k = c1.slider("k: how many standard deviations from the layer's mean", 2.0, 10.0, 3.0, 0.5, key="lv_k",
                   bind="query-params")
-teaching_panel(
-    f"Every token has {L + 1} hidden states: the embedding layer's output (layer 0) and one per transformer "
-    f"layer ({L + 1} = embeddings + {L} layers). Each is a vector of {info.hidden_size} numbers.  \n"
-    "Below: how those numbers are distributed, how that changes with depth, and which dimensions stand out.",
-    recipes.layer_values(info, text, token, layer),
-)
+    share = c2.slider("in more than this share of the tokens", 0.1, 0.9, 0.5, 0.05, key="lv_share",
+                      bind="query-params")
+    rule = stats.OutlierRule(k=k, share=share)
+    outliers = stats.outlier_dimensions(states, rule)
+    st.caption(f"Rule: dimension d is an outlier in layer l when |value − mean of layer l| > {k:g} × std of layer l "
+               f"for more than {share:.0%} of the tokens. For BERT-base the literature reports dimensions 308 and 381; "
+               "this table shows what the loaded model's data says.")
+    if outliers.empty:
+        st.info("No dimension meets the rule for this text. Lower k or the share to see the most extreme ones.")
+    else:
+        st.dataframe(outliers.round(3), hide_index=True, width="stretch")
+        download_csv(outliers, "Download the outlier dimensions (CSV)", "outlier_dimensions.csv", "lv_out_csv")
 
-vector = states[layer, token]
-counts, edges = stats.histogram(vector)
-left, right = st.columns([3, 1])
-left.plotly_chart(figures.histogram_figure(
-    counts, edges, f"Token {labels[token]} at {figures.layer_label(layer)}: {stats.HISTOGRAM_BINS} bins"),
-    key="lv_hist")
-for name, value in stats.vector_stats(vector).items():
-    right.metric(name.replace("_", " "), f"{value:.3f}")
-download_csv(pd.DataFrame({"dimension": range(len(vector)), "value": vector}),
-             "Download this vector (CSV)", f"vector_token{token}_layer{layer}.csv", "lv_vec_csv")
+    st.subheader("Heatmaps")
+    tab_norms, tab_dims = st.tabs(["Token × layer: vector norms", f"Token × dimension at {figures.layer_label(layer)}"])
+    with tab_norms:
+        norms = stats.token_norms(states)
+        st.plotly_chart(figures.heatmap_figure(norms, [figures.layer_label(i) for i in range(L + 1)], labels,
+                                               "L2 norm of each token's vector"), key="lv_norms")
+        download_csv(pd.DataFrame(norms, index=labels, columns=[f"layer_{i}" for i in range(L + 1)])
+                     .reset_index(names="token"), "Download the norms (CSV)", "token_layer_norms.csv", "lv_norm_csv")
+    with tab_dims:
+        marked = [int(d) for d in outliers["dimension"]]
+        st.plotly_chart(figures.heatmap_figure(states[layer], [str(d) for d in range(states.shape[2])], labels,
+                                               "Value of every dimension (outlier dimensions marked in red)",
+                                               colorscale="RdBu_r", marked_columns=marked, zmid=0.0), key="lv_dims")
+        download_csv(pd.DataFrame(states[layer], index=labels).reset_index(names="token"),
+                     f"Download these values (CSV, tokens × {states.shape[2]} dimensions)",
+                     f"token_dimension_layer{layer}.csv", "lv_dims_csv")
 
-st.subheader("All layers at once")
-scope = st.radio("Values of", ["the chosen token", "all tokens"], horizontal=True, key="lv_scope",
-                 bind="query-params")
-which = token if scope == "the chosen token" else None
-subject = labels[token] if which is not None else f"all {len(labels)} tokens"
-table = stats.layer_stats(states, which)
-quantiles = stats.layer_quantiles(states, which)
-left, right = st.columns([3, 2])
-left.plotly_chart(figures.layer_distributions_figure(quantiles, f"Values per layer, {subject} ({L + 1} distributions)"),
-                  key="lv_layers")
-right.dataframe(table.round(3), hide_index=True, width="stretch")
-right.caption("Kurtosis is excess kurtosis (0 for a normal distribution): heavy tails mean a few extreme values.")
-with right:
-    download_csv(table.merge(quantiles.drop(columns=["min", "max"]), on="layer"),
-                 "Download the per-layer statistics and quantiles (CSV)", "layer_statistics.csv", "lv_stats_csv")
 
-st.subheader("Outlier dimensions")
-c1, c2 = st.columns(2)
-k = c1.slider("k: how many standard deviations from the layer's mean", 2.0, 10.0, 3.0, 0.5, key="lv_k",
-              bind="query-params")
-share = c2.slider("in more than this share of the tokens", 0.1, 0.9, 0.5, 0.05, key="lv_share",
-                  bind="query-params")
-rule = stats.OutlierRule(k=k, share=share)
-outliers = stats.outlier_dimensions(states, rule)
-st.caption(f"Rule: dimension d is an outlier in layer l when |value − mean of layer l| > {k:g} × std of layer l "
-           f"for more than {share:.0%} of the tokens. For BERT-base the literature reports dimensions 308 and 381; "
-           "this table shows what the loaded model's data says.")
-if outliers.empty:
-    st.info("No dimension meets the rule for this text. Lower k or the share to see the most extreme ones.")
-else:
-    st.dataframe(outliers.round(3), hide_index=True, width="stretch")
-    download_csv(outliers, "Download the outlier dimensions (CSV)", "outlier_dimensions.csv", "lv_out_csv")
-
-st.subheader("Heatmaps")
-tab_norms, tab_dims = st.tabs(["Token × layer: vector norms", f"Token × dimension at {figures.layer_label(layer)}"])
-with tab_norms:
-    norms = stats.token_norms(states)
-    st.plotly_chart(figures.heatmap_figure(norms, [figures.layer_label(i) for i in range(L + 1)], labels,
-                                           "L2 norm of each token's vector"), key="lv_norms")
-    download_csv(pd.DataFrame(norms, index=labels, columns=[f"layer_{i}" for i in range(L + 1)])
-                 .reset_index(names="token"), "Download the norms (CSV)", "token_layer_norms.csv", "lv_norm_csv")
-with tab_dims:
-    marked = [int(d) for d in outliers["dimension"]]
-    st.plotly_chart(figures.heatmap_figure(states[layer], [str(d) for d in range(states.shape[2])], labels,
-                                           "Value of every dimension (outlier dimensions marked in red)",
-                                           colorscale="RdBu_r", marked_columns=marked, zmid=0.0), key="lv_dims")
-    download_csv(pd.DataFrame(states[layer], index=labels).reset_index(names="token"),
-                 f"Download these values (CSV, tokens × {states.shape[2]} dimensions)",
-                 f"token_dimension_layer{layer}.csv", "lv_dims_csv")
+explore(states, labels, text)
