@@ -11,7 +11,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from transformers import AutoModel, AutoTokenizer, PreTrainedModel, PreTrainedTokenizerBase
+from transformers import (
+    AutoModel,
+    AutoTokenizer,
+    PreTrainedModel,
+    PreTrainedTokenizerBase,
+)
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2 (bundled)"
 KNOWN_HUB_MODELS: tuple[str, ...] = (

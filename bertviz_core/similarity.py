@@ -94,6 +94,15 @@ def separation(vectors: np.ndarray, labels: Sequence[str]) -> float:
                                   sample_size=sample, random_state=0))
 
 
+def best_cell(scores: pd.DataFrame) -> tuple[int, int] | None:
+    """(row, column) position of the highest score, NaN ignored; None when there is no score."""
+    values = scores.to_numpy(dtype=float)
+    if values.size == 0 or np.isnan(values).all():
+        return None
+    row, col = np.unravel_index(np.nanargmax(values), values.shape)
+    return int(row), int(col)
+
+
 # ---- anisotropy: post-processing fitted on a reference corpus ---------------------------------
 
 def _fit_nothing(corpus: np.ndarray, k: int | None) -> Callable[[np.ndarray], np.ndarray]:
@@ -137,6 +146,17 @@ def random_pair_baseline(vectors: np.ndarray, metric: str = "cosine", rows: int 
     pick = np.random.default_rng(seed).permutation(len(vectors))[:rows]
     matrix = similarity_matrix(np.asarray(vectors)[pick], metric)
     return matrix[np.triu_indices(len(pick), k=1)]
+
+
+def baseline_band(baseline: np.ndarray) -> tuple[float, float, float]:
+    """5th percentile, median and 95th percentile of a random-pair baseline."""
+    low, mid, high = np.percentile(baseline, [5, 50, 95])
+    return float(low), float(mid), float(high)
+
+
+def share_below(baseline: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """For each score, the share of baseline values below it: (m,) in [0, 1]."""
+    return np.searchsorted(np.sort(baseline), scores) / len(baseline)
 
 
 # The tutorial's comparisons of "bank" in its sentence: occurrence pairs (in order: vault, robber,

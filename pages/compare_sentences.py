@@ -6,8 +6,24 @@ import streamlit as st
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import news_topics
 from bertviz_core.pooling import POOLINGS
-from bertviz_core.similarity import CORRECTIONS, METRICS, fit_correction, random_pair_baseline, similarity_matrix
-from ui import download_csv, embed_corpus, encode_texts, encoder, model_key, teaching_panel, through_navigation
+from bertviz_core.similarity import (
+    CORRECTIONS,
+    METRICS,
+    baseline_band,
+    fit_correction,
+    random_pair_baseline,
+    share_below,
+    similarity_matrix,
+)
+from ui import (
+    download_csv,
+    embed_corpus,
+    encode_texts,
+    encoder,
+    model_key,
+    teaching_panel,
+    through_navigation,
+)
 
 through_navigation()
 
@@ -103,7 +119,7 @@ download_csv(pd.concat([pd.DataFrame(m, index=names, columns=names).reset_index(
 
 st.subheader("Rank the others against one sentence")
 baseline = random_pair_baseline(fix(reference[1::2]), metric)
-band = tuple(np.percentile(baseline, [5, 50, 95]))
+band = baseline_band(baseline)
 query = st.selectbox("Query", range(len(texts)), format_func=names.__getitem__, key="cs_query", bind="query-params")
 others = [i for i in range(len(texts)) if i != query]
 scores = matrix[query, others]
@@ -112,9 +128,8 @@ left.plotly_chart(figures.ranking_figure([names[i] for i in others], scores, ban
                                          f"{metric} to “{names[query]}”", METRICS[metric].similar_high),
                   key="cs_rank")
 order = np.argsort(scores)[::-1] if METRICS[metric].similar_high else np.argsort(scores)
-position = np.searchsorted(np.sort(baseline), scores)
 ranking = pd.DataFrame({"rank": range(1, len(others) + 1), "sentence": [texts[others[i]] for i in order],
-                        metric: scores[order], "above this share of random pairs": position[order] / len(baseline)})
+                        metric: scores[order], "above this share of random pairs": share_below(baseline, scores[order])})
 right.dataframe(ranking.round(3), hide_index=True)
 right.caption(f"Random pairs from half of the built-in corpus ({len(baseline):,} pairs"
               f"{'; the correction was fitted on the other half' if correction != 'none' else ''}): "

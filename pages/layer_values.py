@@ -3,7 +3,14 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes, stats
-from ui import download_csv, encode_texts, encoder, model_key, teaching_panel, through_navigation
+from ui import (
+    download_csv,
+    encode_texts,
+    encoder,
+    model_key,
+    teaching_panel,
+    through_navigation,
+)
 
 through_navigation()
 

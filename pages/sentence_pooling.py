@@ -9,8 +9,16 @@ from bertviz_core import figures, recipes
 from bertviz_core.corpora import max_rows, news_topics, read_table
 from bertviz_core.pooling import POOLINGS
 from bertviz_core.projection import pca_2d
-from bertviz_core.similarity import separation
-from ui import corpus_digest, embed_corpus, encoder, literal, model_key, teaching_panel, through_navigation
+from bertviz_core.similarity import best_cell, separation
+from ui import (
+    corpus_digest,
+    embed_corpus,
+    encoder,
+    literal,
+    model_key,
+    teaching_panel,
+    through_navigation,
+)
 
 through_navigation()
 
@@ -133,7 +141,7 @@ if label_key:
     scores = pd.DataFrame({figures.layer_label(k): [cell(s, k)[2] for s in per_layer] for k in range(L + 1)},
                           index=per_layer)
     one = pd.Series({s: cell(s, L)[2] for s in single}, dtype=float)
-    best_grid = np.unravel_index(np.nanargmax(scores.to_numpy()), scores.shape) if not scores.empty else None
+    best_grid = best_cell(scores)
     best_name, best_score = (None, -np.inf)
     if best_grid is not None:
         best_name, best_score = f"{scores.index[best_grid[0]]} at {scores.columns[best_grid[1]]}", scores.iat[best_grid]

@@ -7,7 +7,15 @@ import streamlit as st
 from bertviz_core import recipes
 from bertviz_core.tokens import annotate_tokens, highlight_html, unknown_characters
 from bertviz_core.vocab import kind_counts, search_vocabulary
-from ui import download_csv, encoder, literal, model_key, teaching_panel, through_navigation, tokenize_text
+from ui import (
+    download_csv,
+    encoder,
+    literal,
+    model_key,
+    teaching_panel,
+    through_navigation,
+    tokenize_text,
+)
 
 through_navigation()
 

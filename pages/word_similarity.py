@@ -1,14 +1,26 @@
 """Contextual word similarity: one word in many contexts, across layers and word-vector strategies."""
 from itertools import combinations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import TUTORIAL, word_presets
-from bertviz_core.similarity import METRICS, pair_layer_curves, score_grid, similarity_matrix, tutorial_comparison
-from bertviz_core.word_vectors import SUBWORD_RULES, check_word, stack, suggest_words, word_strategies
+from bertviz_core.similarity import (
+    METRICS,
+    best_cell,
+    pair_layer_curves,
+    score_grid,
+    similarity_matrix,
+    tutorial_comparison,
+)
+from bertviz_core.word_vectors import (
+    SUBWORD_RULES,
+    check_word,
+    stack,
+    suggest_words,
+    word_strategies,
+)
 from ui import (
     download_csv,
     encode_texts,
@@ -130,14 +142,13 @@ score = st.radio("Score", ["auc", "gap"], horizontal=True, key="ws_score", bind=
 by_rule = {rule: stack(word_occurrences(model_key(), texts, word, rule))[known] for rule in SUBWORD_RULES}
 grid = score_grid(by_rule, {name: s.fn for name, s in strategies.items()},
                   [s for s, k in zip(senses, known) if k], score)
-if grid.isna().all().all():
+best = best_cell(grid)
+if best is None:
     st.info("Every labelled pair has the same sense, or none does: scores need both kinds of pair.")
     st.stop()
-best = np.unravel_index(np.nanargmax(grid.to_numpy()), grid.shape)
 st.plotly_chart(figures.heatmap_figure(grid.to_numpy(), list(grid.columns), list(grid.index),
                                        f"{score} per merge rule × word vector (best boxed in red)",
-                                       colorscale="Greens", annotate=True, best_cell=(int(best[0]), int(best[1]))),
-                key="ws_scores")
+                                       colorscale="Greens", annotate=True, best_cell=best), key="ws_scores")
 st.success(f"Best on these examples: **{grid.columns[best[1]]}**, pieces merged by **{grid.index[best[0]]}** "
            f"({score} = {grid.iat[best]:.3f}).", icon="🏆")
 download_csv(grid.reset_index(names="merge"), "Download the scores (CSV)", "word_sense_scores.csv", "ws_scores_csv")
