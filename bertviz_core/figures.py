@@ -103,6 +103,9 @@ def pair_curves_figure(curves: pd.DataFrame, same_sense: dict[str, bool | None],
     return fig
 
 
+SVG_POINTS = 40_000  # points in a whole PCA grid up to which it is drawn as SVG
+
+
 @dataclass(frozen=True)
 class Panel:
     """One PCA scatter: grid position (1-based), title, (n, 2) coordinates."""
@@ -124,10 +127,12 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
     hover = plains(t if len(t) <= 90 else t[:87] + "…" for t in texts)
     groups = sorted(set(labels)) if labels is not None else [None]
     palette = qualitative.Plotly + qualitative.D3
+    # SVG draws a few thousand points faster than one WebGL context per panel; WebGL beyond that.
+    scatter = go.Scatter if len(texts) * len(panels) <= SVG_POINTS else go.Scattergl
     for panel in panels:
         for g, group in enumerate(groups):
             pick = np.arange(len(texts)) if group is None else np.flatnonzero(np.asarray(labels) == group)
-            fig.add_trace(go.Scattergl(
+            fig.add_trace(scatter(
                 x=panel.coords[pick, 0], y=panel.coords[pick, 1], mode="markers",
                 marker=dict(size=5, color="#64748b" if group is None else palette[g % len(palette)], opacity=0.8),
                 name=plain(group) if group is not None else "text", legendgroup=str(g),
