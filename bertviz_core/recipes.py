@@ -75,12 +75,12 @@ def word_similarity(info: ModelInfo, texts: list[str], word: str, strategy_code:
     )
 
 
-def sentence_pooling(info: ModelInfo, texts: list[str], pooling_code: str, layer: int | None) -> str:
-    """Sentence vectors for one pooling strategy (at ``layer``, or layer-independent), then PCA."""
+def _pooled_vectors(info: ModelInfo, texts: list[str], pooling_code: str, layer: int | None) -> str:
+    """One pooled vector per text (at ``layer``, or layer-independent), stacked into ``vectors``."""
     pick = "" if layer is None else f"[{layer}]"
     return (
         load_lines(info)
-        + "import numpy as np\nfrom sklearn.decomposition import PCA\n\n"
+        + "import numpy as np\n\n"
         f"texts = {texts!r}  # ... your corpus\nvectors = []\n"
         "for text in texts:\n"
         "    inputs = tokenizer(text, return_tensors='pt', truncation=True)\n"
@@ -88,8 +88,16 @@ def sentence_pooling(info: ModelInfo, texts: list[str], pooling_code: str, layer
         "        outputs = model(**inputs, output_hidden_states=True)\n"
         "    states = torch.stack(outputs.hidden_states)[:, 0]   # (layers+1, tokens, hidden)\n"
         f"    vectors.append(({pooling_code}){pick}.numpy())\n"
-        "coords = PCA(n_components=2).fit_transform(np.stack(vectors))\n"
-        "# separation: sklearn.metrics.silhouette_score(np.stack(vectors), labels, metric='cosine')\n"
+        "vectors = np.stack(vectors)                             # (texts, hidden)\n"
+    )
+
+
+def sentence_pooling(info: ModelInfo, texts: list[str], pooling_code: str, layer: int | None) -> str:
+    """Sentence vectors for one pooling strategy (at ``layer``, or layer-independent), then PCA."""
+    return (
+        _pooled_vectors(info, texts, pooling_code, layer)
+        + "from sklearn.decomposition import PCA\ncoords = PCA(n_components=2).fit_transform(vectors)\n"
+        "# separation: sklearn.metrics.silhouette_score(vectors, labels, metric='cosine')\n"
     )
 
 
@@ -105,7 +113,6 @@ def compare_sentences(info: ModelInfo, texts: list[str], pooling_code: str, laye
                      "vectors = PCA(whiten=True).fit(reference).transform(vectors)\n",
     }[correction]
     return (
-        sentence_pooling(info, texts, pooling_code, layer).split("coords = ")[0]
-        + "vectors = np.stack(vectors)\n" + fix
+        _pooled_vectors(info, texts, pooling_code, layer) + fix
         + "from sklearn.metrics.pairwise import cosine_similarity\nprint(cosine_similarity(vectors).round(3))\n"
     )

@@ -3,6 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes, stats
+from bertviz_core.corpora import TUTORIAL
 from ui import (
     download_csv,
     encode_texts,
@@ -14,7 +15,6 @@ from ui import (
 
 through_navigation()
 
-TUTORIAL = "After stealing money from the bank vault, the bank robber was seen fishing on the Mississippi river bank."
 
 info = encoder().info
 L = info.num_layers

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import recipes
+from bertviz_core.corpora import TUTORIAL
 from bertviz_core.tokens import annotate_tokens, highlight_html, unknown_characters
 from bertviz_core.vocab import kind_counts, search_vocabulary
 from ui import (
@@ -19,7 +20,6 @@ from ui import (
 
 through_navigation()
 
-TUTORIAL = "After stealing money from the bank vault, the bank robber was seen fishing on the Mississippi river bank."
 MAX_CHARS = 50_000
 
 enc = encoder()

@@ -8,7 +8,12 @@ from transformers import AutoModel, AutoTokenizer
 
 from bertviz_core import Encoder
 from bertviz_core.models import bundled_model_dir
-from bertviz_core.similarity import CORRECTIONS, fit_correction, random_pair_baseline, similarity_matrix
+from bertviz_core.similarity import (
+    CORRECTIONS,
+    fit_correction,
+    random_pair_baseline,
+    similarity_matrix,
+)
 
 
 @pytest.fixture

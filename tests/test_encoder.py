@@ -10,10 +10,10 @@ import torch
 from transformers import AutoModel, AutoTokenizer
 
 from bertviz_core import Encoder, load_encoder
+from bertviz_core.corpora import TUTORIAL
 from bertviz_core.models import bundled_model_dir
 from bertviz_core.vocab import kind_counts, search_vocabulary
 
-TUTORIAL = "After stealing money from the bank vault, the bank robber was seen fishing on the Mississippi river bank."
 TUTORIAL_IDS = [101, 2044, 11065, 2769, 2013, 1996, 2924, 11632, 1010, 1996, 2924, 27307, 2001,
                 2464, 5645, 2006, 1996, 5900, 2314, 2924, 1012, 102]
 ODD_TEXTS = [

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from bertviz_core import Encoder, stats
+from bertviz_core.corpora import TUTORIAL
 
 
 @pytest.fixture
@@ -74,8 +75,7 @@ def test_constant_layer_has_no_outliers() -> None:
 
 
 def test_bundled_model_has_its_own_outlier_dimensions(bundled: Encoder) -> None:
-    (enc,) = bundled.encode(["After stealing money from the bank vault, the bank robber was seen fishing "
-                             "on the Mississippi river bank."])
+    (enc,) = bundled.encode([TUTORIAL])
     found = stats.outlier_dimensions(enc.hidden_states)
     assert not found.empty and found["n_layers"].min() >= 1
     for d in found["dimension"]:

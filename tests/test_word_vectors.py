@@ -19,7 +19,13 @@ from bertviz_core.similarity import (
     similarity_matrix,
     tutorial_comparison,
 )
-from bertviz_core.word_vectors import SUBWORD_RULES, find_spans, stack, suggest_words, word_strategies
+from bertviz_core.word_vectors import (
+    SUBWORD_RULES,
+    find_spans,
+    stack,
+    suggest_words,
+    word_strategies,
+)
 
 
 @pytest.fixture(scope="module")
