@@ -1,6 +1,7 @@
 """Plain transformers code that reproduces what a view shows, for a reader's own notebook."""
 from __future__ import annotations
 
+from bertviz_core.corpora import NEWS_TOPICS_CSV
 from bertviz_core.encoder import ModelInfo
 
 
@@ -76,19 +77,21 @@ def word_similarity(info: ModelInfo, texts: list[str], word: str, strategy_code:
 
 
 def _pooled_vectors(info: ModelInfo, texts: list[str], pooling_code: str, layer: int | None) -> str:
-    """One pooled vector per text (at ``layer``, or layer-independent), stacked into ``vectors``."""
+    """A ``pooled(texts)`` function (one vector per text, at ``layer`` or layer-independent) and ``vectors``."""
     pick = "" if layer is None else f"[{layer}]"
     return (
         load_lines(info)
-        + "import numpy as np\n\n"
-        f"texts = {texts!r}  # ... your corpus\nvectors = []\n"
-        "for text in texts:\n"
-        "    inputs = tokenizer(text, return_tensors='pt', truncation=True)\n"
-        "    with torch.no_grad():\n"
-        "        outputs = model(**inputs, output_hidden_states=True)\n"
-        "    states = torch.stack(outputs.hidden_states)[:, 0]   # (layers+1, tokens, hidden)\n"
-        f"    vectors.append(({pooling_code}){pick}.numpy())\n"
-        "vectors = np.stack(vectors)                             # (texts, hidden)\n"
+        + "import numpy as np\n\n\n"
+        "def pooled(texts):\n"
+        "    vectors = []\n"
+        "    for text in texts:\n"
+        "        inputs = tokenizer(text, return_tensors='pt', truncation=True)\n"
+        "        with torch.no_grad():\n"
+        "            outputs = model(**inputs, output_hidden_states=True)\n"
+        "        states = torch.stack(outputs.hidden_states)[:, 0]   # (layers+1, tokens, hidden)\n"
+        f"        vectors.append(({pooling_code}){pick}.numpy())\n"
+        "    return np.stack(vectors)                                # (texts, hidden)\n\n\n"
+        f"vectors = pooled({texts!r})\n"
     )
 
 
@@ -102,15 +105,23 @@ def sentence_pooling(info: ModelInfo, texts: list[str], pooling_code: str, layer
 
 
 def compare_sentences(info: ModelInfo, texts: list[str], pooling_code: str, layer: int | None,
-                      correction: str) -> str:
-    """Sentence vectors for one pooling strategy and layer, optionally corrected, then cosines."""
+                      correction: str, k: int | None = None) -> str:
+    """Sentence vectors for one pooling strategy and layer, optionally corrected, then cosines.
+
+    Corrections are fitted, as in the app, on every other sentence of the built-in corpus.
+    """
+    reference = (
+        "import pandas as pd\n"
+        f"corpus = pd.read_csv({str(NEWS_TOPICS_CSV)!r})  # the app's built-in corpus; or your own texts\n"
+        "reference = pooled(list(corpus['text'])[::2])\n"
+    )
     fix = {
         "none": "",
-        "mean-centering": "reference = ...  # the reference corpus' vectors, made the same way\n"
-                          "vectors = vectors - reference.mean(0)\n",
-        "whitening": "from sklearn.decomposition import PCA\n"
-                     "reference = ...  # the reference corpus' vectors, made the same way\n"
-                     "vectors = PCA(whiten=True).fit(reference).transform(vectors)\n",
+        "mean-centering": reference + "vectors = vectors - reference.mean(0)\n",
+        "whitening": reference + "from sklearn.decomposition import PCA\n"
+        f"whiten = PCA(n_components={k or 'min(reference.shape[0] - 1, reference.shape[1])'}, whiten=True,"
+        " svd_solver='full')\n"
+        "vectors = whiten.fit(reference).transform(vectors)\n",
     }[correction]
     return (
         _pooled_vectors(info, texts, pooling_code, layer) + fix

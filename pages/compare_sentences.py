@@ -95,7 +95,8 @@ teaching_panel(
     "of random, unrelated pairs.  \n"
     "A model trained for sentence similarity (like the bundled one) removes most of this in its last layer only: "
     "compare the last layer with the ones below it.",
-    recipes.compare_sentences(info, list(texts), POOLINGS[strategy].code, layer if per_layer else None, correction),
+    recipes.compare_sentences(info, list(texts), POOLINGS[strategy].code, layer if per_layer else None, correction,
+                              k or None),
 )
 
 raw_matrix = similarity_matrix(sentences, metric)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 HERE = Path(__file__).parent
+NEWS_TOPICS_CSV = HERE / "news_topics.csv"
 TUTORIAL = "After stealing money from the bank vault, the bank robber was seen fishing on the Mississippi river bank."
 
 
@@ -46,7 +47,7 @@ LABEL_NAMES = ("label", "labels", "class", "category", "topic")
 def news_topics() -> pd.DataFrame:
     """The built-in labelled corpus: 160 short news-style sentences, 40 each of sports, business,
     science and food, written for this project. Columns: text, label."""
-    return pd.read_csv(HERE / "news_topics.csv")
+    return pd.read_csv(NEWS_TOPICS_CSV)
 
 
 @dataclass(frozen=True)
