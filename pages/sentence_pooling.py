@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
-from bertviz_core.corpora import max_rows, news_topics, read_table
+from bertviz_core.corpora import max_rows, news_topics, read_table, table_texts
 from bertviz_core.pooling import POOLINGS
 from bertviz_core.projection import pca_2d
 from bertviz_core.similarity import best_cell, separation
@@ -67,16 +67,13 @@ if source == UPLOAD:
             if text_col is None:
                 st.info("Two columns could hold the texts: choose one above.")
                 st.stop()
-            frame = table.frame.assign(_text=table.frame[text_col].str.strip())
-            empty = int((frame["_text"] == "").sum())
-            frame = frame[frame["_text"] != ""]
+            found, found_labels, empty = table_texts(table, text_col, None if label_col == NONE else label_col)
             if empty:
                 st.caption(f"{empty} empty row(s) skipped.")
-            if frame.empty:
+            if not found:
                 st.error("Every row of the text column is empty. The built-in corpus is shown meanwhile.")
             else:
-                texts = list(frame["_text"])
-                labels = list(frame[label_col].astype(str)) if label_col != NONE else None
+                texts, labels = found, found_labels
 
 available = [name for name, p in POOLINGS.items() if info.has_pooler or not p.needs_pooler]
 c1, c2 = st.columns(2)

@@ -111,11 +111,7 @@ if TUTORIAL in texts:
 
 st.subheader("Sense labels")
 st.caption("Give each occurrence a sense. The defaults come from the preset; edit them to score your own examples.")
-defaults, seen = [], {}
-for o in found:
-    nth = seen.get(o.sentence, 0)
-    seen[o.sentence] = nth + 1
-    defaults.append(preset.sense_of(texts[o.sentence], nth) or "?")
+defaults = preset.default_senses(texts, [o.sentence for o in found])
 labels_frame = st.data_editor(
     pd.DataFrame({"occurrence": names, "sense": defaults}), hide_index=True, disabled=["occurrence"],
     key=f"ws_senses_{hash((texts, word))}", width="stretch",

@@ -109,3 +109,11 @@ def test_built_in_corpus_and_upload_parsing() -> None:
     ]:
         with pytest.raises(ValueError, match=message):
             read_table(data, limit=10)
+
+
+def test_table_texts_drops_empty_rows_and_keeps_labels_aligned() -> None:
+    from bertviz_core.corpora import table_texts
+
+    table = read_table(b"text,label\nFirst sentence here.,a\n  ,b\nSecond sentence there.,c\n\n")
+    assert table_texts(table, "text", "label") == (["First sentence here.", "Second sentence there."], ["a", "c"], 2)
+    assert table_texts(table, "text", None)[1] is None

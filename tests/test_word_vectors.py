@@ -154,3 +154,9 @@ def test_tutorial_comparison_and_presets(bundled: Encoder) -> None:
     for word, preset in word_presets().items():
         assert len(bundled.word_vectors(list(preset.texts), word)) == sum(map(len, preset.senses))
     assert set(SUBWORD_RULES) == {"mean", "sum", "first", "last"}
+
+
+def test_default_senses_follow_the_preset_per_occurrence() -> None:
+    bank = word_presets()["bank"]
+    texts = [TUTORIAL, "A sentence the preset does not know, with a bank."]
+    assert bank.default_senses(texts, [0, 0, 0, 1]) == ["money", "money", "river", "?"]

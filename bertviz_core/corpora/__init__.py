@@ -4,6 +4,7 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -29,6 +30,16 @@ class WordPreset:
             if known == text and nth < len(labels):
                 return labels[nth]
         return None
+
+    def default_senses(self, texts: Sequence[str], sentences: Sequence[int], unknown: str = "?") -> list[str]:
+        """A label for each occurrence, given the index of its text: the preset's, else ``unknown``."""
+        seen: dict[int, int] = {}
+        labels = []
+        for sentence in sentences:
+            nth = seen.get(sentence, 0)
+            seen[sentence] = nth + 1
+            labels.append(self.sense_of(texts[sentence], nth) or unknown)
+        return labels
 
 
 @cache
@@ -65,6 +76,15 @@ def max_rows() -> int:
     return int(value) if value.isdigit() and int(value) > 0 else MAX_ROWS
 
 
+def table_texts(table: Table, text_column: str, label_column: str | None) -> tuple[list[str], list[str] | None, int]:
+    """Texts (stripped, empty rows dropped), their labels (None without a label column), and how many
+    rows were empty."""
+    texts = table.frame[text_column].str.strip()
+    keep = texts != ""
+    labels = list(table.frame.loc[keep, label_column].astype(str)) if label_column else None
+    return list(texts[keep]), labels, int((~keep).sum())
+
+
 def read_table(data: bytes, limit: int | None = None) -> Table:
     """Parse an uploaded CSV (UTF-8) and guess its text and label columns.
 
@@ -86,7 +106,11 @@ def read_table(data: bytes, limit: int | None = None) -> Table:
     if len(frame) > limit:
         raise ValueError(f"The file has {len(frame):,} rows; the limit is {limit:,}. "
                          "Upload a smaller sample (or raise BERTVIZ_MAX_ROWS on the server).")
-    texty = [c for c in frame.columns if frame[c].str.contains(r"[A-Za-z\w]{2,}\s+\w", regex=True).mean() > 0.5]
+    def sentence_share(column: str) -> float:  # among the non-empty cells, how many hold two words or more
+        cells = frame[column][frame[column].str.strip() != ""]
+        return float(cells.str.contains(r"\w{2,}\s+\w", regex=True).mean()) if len(cells) else 0.0
+
+    texty = [c for c in frame.columns if sentence_share(c) > 0.5]
     if not texty:
         raise ValueError(f"No column holds sentences (columns: {', '.join(map(str, frame.columns))}). "
                          "Include a column of texts, one per row.")
