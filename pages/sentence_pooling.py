@@ -109,12 +109,18 @@ def cell(strategy: str, layer: int) -> tuple[np.ndarray, np.ndarray, float]:
     return panel(corpus_id, key, strategy, layer if POOLINGS[strategy].per_layer else -1, label_key, vectors)
 
 
+c1, c2 = st.columns(2)
+pick = c1.selectbox("Cell to reproduce in a notebook and to download: strategy", strategies, key="sp_cell",
+                    bind="query-params")
+pick_per_layer = POOLINGS[pick].per_layer
+pick_layer = c2.selectbox("… at layer", list(range(L + 1)), index=L, format_func=figures.layer_label,
+                          key="sp_cell_layer", bind="query-params", disabled=not pick_per_layer,
+                          help=None if pick_per_layer else f"{pick} gives one vector per text, whatever the layer.")
 teaching_panel(
     "Each panel is one way of turning a sentence into one vector (a pooling strategy, at one layer), flattened to 2-D "
     "by PCA. Colours are the labels; the score is the silhouette on the full vectors (cosine): higher = topics apart.  \n"
     "The PCA picture can hide what the silhouette measures, so trust the number more than the eye.",
-    recipes.sentence_pooling(info, texts[:3], POOLINGS[strategies[0]].code,
-                             layers[-1] if POOLINGS[strategies[0]].per_layer else None),
+    recipes.sentence_pooling(info, texts[:3], POOLINGS[pick].code, pick_layer if pick_per_layer else None),
 )
 per_layer = [s for s in strategies if POOLINGS[s].per_layer]
 single = [s for s in strategies if not POOLINGS[s].per_layer]
@@ -155,21 +161,20 @@ if label_key:
                        .reset_index(names="strategy").to_csv(index=False), "pooling_scores.csv", "text/csv",
                        key="sp_scores_csv", on_click="ignore")
 
-st.subheader("Download vectors")
-c1, c2, c3 = st.columns(3)
-pick = c1.selectbox("Strategy", strategies, key="sp_dl_strategy")
-pick_layer = c2.selectbox("Layer", list(range(L + 1)) if POOLINGS[pick].per_layer else [L], index=None
-                          if not POOLINGS[pick].per_layer else L, format_func=figures.layer_label, key="sp_dl_layer")
-pick_layer = L if pick_layer is None else pick_layer
-vectors = pooled[pick][:, pick_layer if POOLINGS[pick].per_layer else 0]
+st.subheader(f"Download the cell: {pick}, {figures.layer_label(pick_layer) if pick_per_layer else 'one vector'}")
+vectors = pooled[pick][:, pick_layer if pick_per_layer else 0]
 coords = cell(pick, pick_layer)[0]
+stem = f"{pick}_layer{pick_layer}" if pick_per_layer else pick
 npy = io.BytesIO()
 np.save(npy, vectors)
-with c3:
-    st.download_button("Vectors (.npy)", npy.getvalue(), f"{pick}_layer{pick_layer}.npy", key="sp_npy",
+c1, c2, c3 = st.columns(3)
+with c1:
+    st.download_button("Vectors (.npy)", npy.getvalue(), f"{stem}.npy", key="sp_npy",
                        on_click="ignore")
+with c2:
     st.download_button("Vectors (CSV)", pd.DataFrame(vectors).assign(text=texts).to_csv(index=False),
-                       f"{pick}_layer{pick_layer}.csv", "text/csv", key="sp_vec_csv", on_click="ignore")
+                       f"{stem}.csv", "text/csv", key="sp_vec_csv", on_click="ignore")
+with c3:
     st.download_button("PCA coordinates (CSV)", pd.DataFrame({"text": texts, "label": labels or "", "pc1": coords[:, 0],
-                       "pc2": coords[:, 1]}).to_csv(index=False), f"pca_{pick}_layer{pick_layer}.csv", "text/csv",
+                       "pc2": coords[:, 1]}).to_csv(index=False), f"pca_{stem}.csv", "text/csv",
                        key="sp_pca_csv", on_click="ignore")

@@ -76,3 +76,16 @@ def test_labelled_upload_is_scored() -> None:
     corpus = news_topics().sample(60, random_state=1)
     at = upload(corpus.to_csv(index=False).encode())
     assert not at.error and "Best separation" in at.success[0].value
+
+
+def test_the_chosen_cell_drives_code_and_downloads(model_calls: list[int]) -> None:
+    at = open_page(PAGE)
+    runs = len(model_calls)
+    at.selectbox(key="sp_cell").set_value("max").run()
+    at.selectbox(key="sp_cell_layer").set_value(2).run()
+    code = at.code[0].value
+    assert "vectors.append((states.max(1).values)[2].numpy())" in code
+    assert any("max, layer 2" in h.value for h in at.subheader)
+    at.selectbox(key="sp_cell").set_value("pooler").run()
+    assert at.selectbox(key="sp_cell_layer").disabled and "outputs.pooler_output[0]" in at.code[0].value
+    assert not at.exception and len(model_calls) == runs
