@@ -1,7 +1,7 @@
 """Encoding throughput, side by side in one run: the project's embed (every strategy at every layer)
 vs sentence-transformers' encode (mean pooling, last layer only) vs a plain batched transformers loop.
 
-    .venv/bin/python bench/embed_throughput.py [--texts 2000] [--repeats 3] [--device auto]
+    .venv/bin/python bench/embed_throughput.py [--texts 2000] [--repeats 3] [--device auto] [--model DIR]
 
 Prints texts/second for each (median of the repeats, with min and max) and the ratios.
 """
@@ -21,6 +21,7 @@ import torch  # noqa: E402
 
 from bertviz_core import load_encoder  # noqa: E402
 from bertviz_core.corpora import news_topics, word_presets  # noqa: E402
+from bertviz_core.encoder import BATCH_LIMITS  # noqa: E402
 from bertviz_core.models import bundled_model_dir  # noqa: E402
 
 
@@ -54,17 +55,18 @@ def main() -> None:
     parser.add_argument("--texts", type=int, default=2000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--device", default="auto")
+    parser.add_argument("--model", default=None, help="a local model directory (default: the bundled one)")
     args = parser.parse_args()
 
     from sentence_transformers import SentenceTransformer
 
-    encoder = load_encoder(device=args.device)
+    encoder = load_encoder(args.model, device=args.device)
     device = encoder.info.device
-    st_model = SentenceTransformer(str(bundled_model_dir()), device=device)
+    st_model = SentenceTransformer(args.model or str(bundled_model_dir()), device=device)
     texts = varied_texts(args.texts)
     lengths = [len(ids) for ids in encoder.tokenizer(texts)["input_ids"]]
     print(f"device: {device} ({torch.cuda.get_device_name(0) if device == 'cuda' else 'CPU'}), "
-          f"torch threads {torch.get_num_threads()}")
+          f"torch threads {torch.get_num_threads()}, batch limits {BATCH_LIMITS[device]} (padded tokens, texts)")
     print(f"{len(texts)} texts, {min(lengths)}-{max(lengths)} tokens (median {statistics.median(lengths):.0f})")
     encoder.embed(texts[:64])  # warm up all three
     st_model.encode(texts[:64])

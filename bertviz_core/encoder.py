@@ -22,8 +22,10 @@ from bertviz_core.pooling import POOLINGS, Tokens, check_strategies
 from bertviz_core.vocab import vocabulary_table
 from bertviz_core.word_vectors import Occurrence, check_word, occurrences
 
-TOKEN_BUDGET = 2048  # padded tokens per forward pass: small batches ran fastest on a 2-core CPU
-MAX_BATCH = 32
+# (padded tokens, texts) per forward pass, by device. Small batches ran fastest on the 2-core CPU
+# (bench/embed_throughput.py); a GPU needs larger ones to stay busy. The GPU figures are a moderate
+# guess, not yet measured: no GPU was lent to this project so far.
+BATCH_LIMITS: dict[str, tuple[int, int]] = {"cpu": (2048, 32), "cuda": (16384, 256), "mps": (8192, 128)}
 
 
 @dataclass(frozen=True)
@@ -184,12 +186,13 @@ class Encoder:
     def _forward(
         self, items: list[Tokenized], progress: Callable[[int, int], None] | None = None
     ) -> Iterator[Batch]:
-        """Run padded, length-sorted batches of at most ``TOKEN_BUDGET`` padded tokens."""
+        """Run padded, length-sorted batches within the device's ``BATCH_LIMITS``."""
+        budget, max_batch = BATCH_LIMITS[self.info.device]
         order = sorted(range(len(items)), key=lambda i: -len(items[i].ids))
         done = 0
         while done < len(order):
             width = len(items[order[done]].ids)
-            size = max(1, min(MAX_BATCH, TOKEN_BUDGET // width))
+            size = max(1, min(max_batch, budget // width))
             idx = order[done:done + size]
             ids = torch.full((len(idx), width), self.tokenizer.pad_token_id or 0, dtype=torch.long)
             segments = torch.zeros_like(ids)

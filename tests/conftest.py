@@ -14,6 +14,9 @@ from transformers import AutoTokenizer, BertConfig, BertModel  # noqa: E402
 from bertviz_core import Encoder, load_encoder  # noqa: E402
 from bertviz_core.models import bundled_model_dir  # noqa: E402
 
+# The device the encoder fixtures run on; set BERTVIZ_TEST_DEVICE=cuda to run the core tests on a GPU.
+DEVICE = os.environ.get("BERTVIZ_TEST_DEVICE", "cpu")
+
 
 def save_tiny_bert(folder: Path, layers: int = 12, hidden: int = 48, pooler: bool = True) -> Path:
     """Save a randomly initialised BertModel with the bundled WordPiece vocabulary."""
@@ -29,7 +32,7 @@ def save_tiny_bert(folder: Path, layers: int = 12, hidden: int = 48, pooler: boo
 
 @pytest.fixture(scope="session")
 def bundled() -> Encoder:
-    return load_encoder(device="cpu")
+    return load_encoder(device=DEVICE)
 
 
 @pytest.fixture(scope="session")
@@ -39,12 +42,12 @@ def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny(tiny_dir: Path) -> Encoder:
-    return load_encoder(str(tiny_dir), device="cpu")
+    return load_encoder(str(tiny_dir), device=DEVICE)
 
 
 @pytest.fixture(scope="session")
 def tiny_no_pooler(tmp_path_factory: pytest.TempPathFactory) -> Encoder:
-    return load_encoder(str(save_tiny_bert(tmp_path_factory.mktemp("nopool"), layers=2, pooler=False)))
+    return load_encoder(str(save_tiny_bert(tmp_path_factory.mktemp("nopool"), layers=2, pooler=False)), device=DEVICE)
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ from transformers import AutoModel, AutoTokenizer
 
 from bertviz_core import Encoder, load_encoder
 from bertviz_core.corpora import TUTORIAL
-from bertviz_core.models import bundled_model_dir
+from bertviz_core.encoder import BATCH_LIMITS
+from bertviz_core.models import DEVICES, bundled_model_dir
 from bertviz_core.vocab import kind_counts, search_vocabulary
 
 TUTORIAL_IDS = [101, 2044, 11065, 2769, 2013, 1996, 2924, 11632, 1010, 1996, 2924, 27307, 2001,
@@ -158,6 +159,11 @@ def test_remote_code_models_are_refused(tiny_dir: Path, tmp_path: Path) -> None:
     (folder / "modeling_evil.py").write_text("raise SystemExit('remote code ran')\n")
     with pytest.raises(ValueError, match="never runs remote code"):
         load_encoder(str(folder))
+
+
+def test_every_device_has_batch_limits() -> None:
+    assert set(BATCH_LIMITS) == set(DEVICES) - {"auto"}
+    assert all(budget >= batch > 0 for budget, batch in BATCH_LIMITS.values())
 
 
 def test_unknown_device_is_refused() -> None:
