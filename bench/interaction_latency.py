@@ -3,8 +3,9 @@
     .venv/bin/python bench/interaction_latency.py [--changes 20]
 
 For each page, changes one setting (a layer, a strategy, a toggle) ``--changes`` times and times each
-change from the input until the app's script state is idle again, read from a MutationObserver in
-the page. The floor is the same change on bench/floor_app.py: one slider and one plotly chart.
+change from the input (the last keydown or pointerdown of the change, captured in the page) until the
+app's script state is idle again and the page's last DOM change, read from a MutationObserver. The
+floor is the same change on bench/floor_app.py: one slider and one plotly chart.
 Prints the median and spread (25th-75th percentile) per page and the ratio to the floor's median.
 """
 from __future__ import annotations
@@ -21,7 +22,9 @@ from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E4
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 OBSERVE = """() => {
-  window.__last = 0;
+  window.__last = 0; window.__input = 0;
+  for (const kind of ['keydown', 'pointerdown'])
+    document.addEventListener(kind, e => { window.__input = e.timeStamp; }, true);
   new MutationObserver(() => { window.__last = performance.now(); })
     .observe(document.querySelector('[data-testid="stMain"]'),
              {subtree: true, childList: true, attributes: true, characterData: true});
@@ -71,10 +74,10 @@ def measure(page: Page, act: Callable[[Page, int], None], changes: int) -> list[
     page.evaluate(OBSERVE)
     times = []
     for i in range(changes):
-        t0 = page.evaluate("performance.now()")
+        t0 = page.evaluate("window.__input = 0; performance.now()")
         act(page, i)
         page.wait_for_function(SETTLED, arg=t0, timeout=60_000, polling=50)
-        times.append(page.evaluate("window.__last") - t0)
+        times.append(page.evaluate("window.__last - window.__input"))
     return times
 
 
