@@ -91,21 +91,25 @@ def explore(states, labels: list[str], text: str) -> None:
         download_csv(outliers, "Download the outlier dimensions (CSV)", "outlier_dimensions.csv", "lv_out_csv")
 
     st.subheader("Heatmaps")
-    tab_norms, tab_dims = st.tabs(["Token × layer: vector norms", f"Token × dimension at {figures.layer_label(layer)}"])
+    # Only the open tab is drawn (on_change="rerun"), so a layer change redraws one heatmap at most.
+    tab_norms, tab_dims = st.tabs(["Token × layer: vector norms", "Token × dimension at the chosen layer"],
+                                  key="lv_tab", bind="query-params", on_change="rerun")
     with tab_norms:
-        norms = stats.token_norms(states)
-        st.plotly_chart(figures.heatmap_figure(norms, [figures.layer_label(i) for i in range(L + 1)], labels,
-                                               "L2 norm of each token's vector"), key="lv_norms")
-        download_csv(pd.DataFrame(norms, index=labels, columns=[f"layer_{i}" for i in range(L + 1)])
-                     .reset_index(names="token"), "Download the norms (CSV)", "token_layer_norms.csv", "lv_norm_csv")
+        if tab_norms.open:
+            norms = stats.token_norms(states)
+            st.plotly_chart(figures.heatmap_figure(norms, [figures.layer_label(i) for i in range(L + 1)], labels,
+                                                   "L2 norm of each token's vector"), key="lv_norms")
+            download_csv(pd.DataFrame(norms, index=labels, columns=[f"layer_{i}" for i in range(L + 1)])
+                         .reset_index(names="token"), "Download the norms (CSV)", "token_layer_norms.csv", "lv_norm_csv")
     with tab_dims:
-        marked = [int(d) for d in outliers["dimension"]]
-        st.plotly_chart(figures.heatmap_figure(states[layer], [str(d) for d in range(states.shape[2])], labels,
-                                               "Value of every dimension (outlier dimensions marked in red)",
-                                               colorscale="RdBu_r", marked_columns=marked, zmid=0.0), key="lv_dims")
-        download_csv(pd.DataFrame(states[layer], index=labels).reset_index(names="token"),
-                     f"Download these values (CSV, tokens × {states.shape[2]} dimensions)",
-                     f"token_dimension_layer{layer}.csv", "lv_dims_csv")
+        if tab_dims.open:
+            marked = [int(d) for d in outliers["dimension"]]
+            st.plotly_chart(figures.heatmap_figure(states[layer], [str(d) for d in range(states.shape[2])], labels,
+                                                   f"Value of every dimension at {figures.layer_label(layer)} (outlier dimensions marked in red)",
+                                                   colorscale="RdBu_r", marked_columns=marked, zmid=0.0), key="lv_dims")
+            download_csv(pd.DataFrame(states[layer], index=labels).reset_index(names="token"),
+                         f"Download these values (CSV, tokens × {states.shape[2]} dimensions)",
+                         f"token_dimension_layer{layer}.csv", "lv_dims_csv")
 
 
 explore(states, labels, text)

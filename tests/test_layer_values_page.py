@@ -82,3 +82,15 @@ def test_edge_inputs_are_clear(text: str, expect: str | None) -> None:
         assert expect in messages
     else:
         assert chart(at, "Token 2 · [SEP] at layer 5")  # 3 tokens: token 5 clamps to the last
+
+
+def test_only_the_open_heatmap_tab_is_drawn(bundled) -> None:
+    at = open_page(PAGE)
+    assert chart(at, "L2 norm of each token")
+    assert not [t for t in charts(at) if t.startswith("Value of every dimension")]
+    at.session_state["lv_tab"] = "Token × dimension at the chosen layer"
+    at.slider(key="lv_layer").set_value(3).run()
+    dims = chart(at, "Value of every dimension at layer 3")
+    assert not [t for t in charts(at) if t.startswith("L2 norm")]
+    (expected,) = bundled.encode([at.text_area(key="lv_text").value])
+    np.testing.assert_allclose(plotly_array(dims["data"][0]["z"]), expected.hidden_states[3], atol=1e-6)
