@@ -203,6 +203,6 @@ def teaching_panel(what: str, code: str) -> None:
 
 
 def download_csv(frame: pd.DataFrame, label: str, file_name: str, key: str) -> None:
-    """A CSV download button for the numbers behind a table or chart."""
-    st.download_button(label, frame.to_csv(index=False).encode("utf-8"), file_name=file_name,
+    """A CSV download button for the numbers behind a table or chart, written only when clicked."""
+    st.download_button(label, lambda: frame.to_csv(index=False).encode("utf-8"), file_name=file_name,
                        mime="text/csv", key=key, on_click="ignore")

@@ -1,5 +1,6 @@
 """Sentence pooling: PCA of pooling strategies x layers, with measured class separation."""
 import io
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -12,6 +13,7 @@ from bertviz_core.projection import pca_2d
 from bertviz_core.similarity import best_cell, separation
 from ui import (
     corpus_digest,
+    download_csv,
     embed_corpus,
     encoder,
     literal,
@@ -35,11 +37,14 @@ def parse_upload(data: bytes, limit: int):
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
-def panel(corpus_id: str, key: tuple[str, str], strategy: str, layer: int, labels: tuple[str, ...] | None,
-          _vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """PCA coordinates, explained variance and silhouette of one (strategy, layer): computed once."""
+def panel(corpus_id: str, key: tuple[str, str], strategy: str, layer: int, labels_id: str | None,
+          _labels: list[str] | None, _vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """PCA coordinates, explained variance and silhouette of one (strategy, layer): computed once.
+
+    Keyed by content digests (corpus_id, labels_id): hashing the texts or labels on every call of a
+    20-panel grid would cost more than the lookup saves."""
     coords, ratio = pca_2d(_vectors)
-    return coords, ratio, separation(_vectors, labels) if labels else float("nan")
+    return coords, ratio, separation(_vectors, _labels) if labels_id else float("nan")
 
 
 st.title("🧭 Sentence pooling")
@@ -91,7 +96,7 @@ bar = st.empty()
 pooled = embed_corpus(key, tuple(texts), lambda done, total: bar.progress(
     done / total, text=f"Encoding: {done:,} of {total:,} texts"))
 bar.empty()
-label_key = tuple(labels) if labels else None
+label_key = corpus_digest(tuple(labels)) if labels else None
 classes = len(set(labels)) if labels else 0
 if labels is None:
     st.info("No labels: points are not coloured and separation scores are skipped.")
@@ -106,7 +111,7 @@ elif classes >= len(labels):
 
 def cell(strategy: str, layer: int) -> tuple[np.ndarray, np.ndarray, float]:
     vectors = pooled[strategy][:, layer if POOLINGS[strategy].per_layer else 0]
-    return panel(corpus_id, key, strategy, layer if POOLINGS[strategy].per_layer else -1, label_key, vectors)
+    return panel(corpus_id, key, strategy, layer if POOLINGS[strategy].per_layer else -1, label_key, labels, vectors)
 
 
 c1, c2 = st.columns(2)
@@ -134,10 +139,9 @@ for r, strategy in enumerate(per_layer + single, start=1):
         panels.append(figures.Panel(r, c, f"{strategy} · {where}\n{spread}{sil}", coords))
 st.plotly_chart(figures.pca_grid_figure(panels, len(per_layer) + len(single), len(layers), labels, texts),
                 key="sp_grid")
-st.download_button("Download every panel's PCA coordinates (CSV)", pd.concat([
-    pd.DataFrame({"panel": p.title.replace("\n", " · "), "text": texts, "label": labels or "",
-                  "pc1": p.coords[:, 0], "pc2": p.coords[:, 1]}) for p in panels]).to_csv(index=False),
-    "pca_grid.csv", "text/csv", key="sp_grid_csv", on_click="ignore")
+download_csv(pd.concat([pd.DataFrame({"panel": p.title.replace("\n", " · "), "text": texts, "label": labels or "",
+                                       "pc1": p.coords[:, 0], "pc2": p.coords[:, 1]}) for p in panels]),
+             "Download every panel's PCA coordinates (CSV)", "pca_grid.csv", "sp_grid_csv")
 
 if label_key:
     st.subheader("Which pooling and which layer separate the labels best?")
@@ -157,24 +161,26 @@ if label_key:
     if not one.empty:
         st.dataframe(one.rename("silhouette").to_frame().rename_axis("layer-independent strategy").round(3))
     st.success(f"Best separation on this corpus: **{literal(best_name)}** (silhouette {best_score:.3f}).", icon="🏆")
-    st.download_button("Download all scores (CSV)", pd.concat([scores, one.rename("one vector").to_frame()], axis=1)
-                       .reset_index(names="strategy").to_csv(index=False), "pooling_scores.csv", "text/csv",
-                       key="sp_scores_csv", on_click="ignore")
+    download_csv(pd.concat([scores, one.rename("one vector").to_frame()], axis=1).reset_index(names="strategy"),
+                 "Download all scores (CSV)", "pooling_scores.csv", "sp_scores_csv")
 
 st.subheader(f"Download the cell: {pick}, {figures.layer_label(pick_layer) if pick_per_layer else 'one vector'}")
 vectors = pooled[pick][:, pick_layer if pick_per_layer else 0]
 coords = cell(pick, pick_layer)[0]
 stem = f"{pick}_layer{pick_layer}" if pick_per_layer else pick
-npy = io.BytesIO()
-np.save(npy, vectors)
+
+
+def npy_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
 c1, c2, c3 = st.columns(3)
 with c1:
-    st.download_button("Vectors (.npy)", npy.getvalue(), f"{stem}.npy", key="sp_npy",
-                       on_click="ignore")
+    st.download_button("Vectors (.npy)", partial(npy_bytes, vectors), f"{stem}.npy", key="sp_npy", on_click="ignore")
 with c2:
-    st.download_button("Vectors (CSV)", pd.DataFrame(vectors).assign(text=texts).to_csv(index=False),
-                       f"{stem}.csv", "text/csv", key="sp_vec_csv", on_click="ignore")
+    download_csv(pd.DataFrame(vectors).assign(text=texts), "Vectors (CSV)", f"{stem}.csv", "sp_vec_csv")
 with c3:
-    st.download_button("PCA coordinates (CSV)", pd.DataFrame({"text": texts, "label": labels or "", "pc1": coords[:, 0],
-                       "pc2": coords[:, 1]}).to_csv(index=False), f"pca_{stem}.csv", "text/csv",
-                       key="sp_pca_csv", on_click="ignore")
+    download_csv(pd.DataFrame({"text": texts, "label": labels or "", "pc1": coords[:, 0], "pc2": coords[:, 1]}),
+                 "PCA coordinates (CSV)", f"pca_{stem}.csv", "sp_pca_csv")

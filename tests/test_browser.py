@@ -16,6 +16,8 @@ if not Path(CHROMIUM).exists():
 
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
+from bertviz_core.corpora import news_topics  # noqa: E402
+
 
 @pytest.fixture(scope="session")
 def server() -> Iterator[str]:
@@ -115,10 +117,14 @@ def test_sentence_pooling_grid_and_scores(server: str, browser: Browser) -> None
     page = open_view(browser, f"{server}/sentence_pooling")
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=90_000)
     grid = page.evaluate("""() => { const el = document.querySelector('.js-plotly-plot');
-        return {traces: el.data.length, colours: new Set(el.data.map(t => t.marker.color)).size,
-                hover: el.data[0].customdata.length > 0,
+        const panels = el.data.filter(t => Array.isArray(t.marker.color));
+        return {panels: panels.length, colours: new Set(panels[0].marker.color).size,
+                legend: el.data.filter(t => t.showlegend !== false).map(t => t.name),
+                hover: panels[0].customdata.length,
                 titles: el.layout.annotations.map(a => a.text).filter(t => t.trim())}; }""")
-    assert grid["colours"] == 4 and grid["hover"] and len(grid["titles"]) == 22
+    assert grid["panels"] == 22 and grid["colours"] == 4 and len(grid["titles"]) == 22
+    assert grid["hover"] == len(news_topics())  # one hover text per point
+    assert grid["legend"] == sorted(set(news_topics()["label"]))
     assert all("silhouette" in t for t in grid["titles"])
     scores = plotly_summaries(page, 2)[1]
     assert scores["title"].startswith("silhouette") and scores["type"] == "heatmap"
@@ -127,8 +133,6 @@ def test_sentence_pooling_grid_and_scores(server: str, browser: Browser) -> None
 
 
 def test_sentence_pooling_upload_shows_progress_then_grid(server: str, browser: Browser, tmp_path: Path) -> None:
-    from bertviz_core.corpora import news_topics
-
     corpus = news_topics()
     rows = [(f"{t} (note {i})", label) for i in range(19) for t, label in zip(corpus.text, corpus.label)]
     csv = tmp_path / "big.csv"
@@ -138,8 +142,7 @@ def test_sentence_pooling_upload_shows_progress_then_grid(server: str, browser: 
     page.wait_for_selector("[data-testid='stProgress']", timeout=60_000)
     wait_idle(page)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000)
-    points = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullData.slice(0, 4)"
-                           ".reduce((n, trace) => n + trace._length, 0)")
+    points = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullData[0]._length")  # first panel
     assert points == len(rows) == 3040
     assert page.locator("[data-testid='stException']").count() == 0
     page.context.close()

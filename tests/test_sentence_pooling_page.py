@@ -18,11 +18,14 @@ def upload(data: bytes):
     return at
 
 
-def grid_titles(at) -> list[str]:
-    """Panel titles of the PCA grid (the figure whose subplot titles mention PCA)."""
-    grid = next(f for f in charts(at).values() if any(
+def grid_figure(at) -> dict:
+    """The PCA grid: the figure whose panel titles mention PCA."""
+    return next(f for f in charts(at).values() if any(
         "PCA" in a.get("text", "") or "identical" in a.get("text", "") for a in f["layout"].get("annotations", [])))
-    return [a["text"] for a in grid["layout"]["annotations"] if a["text"].strip()]
+
+
+def grid_titles(at) -> list[str]:
+    return [a["text"] for a in grid_figure(at)["layout"]["annotations"] if a["text"].strip()]
 
 
 def test_default_grid_scores_and_best_cell() -> None:
@@ -31,6 +34,10 @@ def test_default_grid_scores_and_best_cell() -> None:
     assert len(titles) == 5 * 4 + 2  # per-layer strategies x 4 layers + pooler + first_last_avg once each
     assert titles[0].startswith("cls · 0 · embeddings") and "all vectors identical" in titles[0]
     assert all("silhouette" in t for t in titles)
+    first, labels = grid_figure(at)["data"][0], list(news_topics()["label"])
+    assert [row[1] for row in first["customdata"]] == labels  # hover names each point's label
+    colour = dict(zip(labels, first["marker"]["color"]))
+    assert len(set(colour.values())) == 4 and [colour[label] for label in labels] == first["marker"]["color"]
     scores = chart(at, "silhouette (cosine) per strategy × layer")
     assert scores["data"][0]["y"] == ["cls", "mean", "mean_no_special", "max", "mean_sqrt_len"]
     assert any(s["type"] == "rect" for s in scores["layout"]["shapes"])
