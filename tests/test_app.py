@@ -21,7 +21,8 @@ def open_page(page: str | None = None) -> AppTest:
 
 
 def token_table(at: AppTest):
-    return next(df.value for df in at.dataframe if "attention_mask" in getattr(df.value, "columns", []))
+    """The token table: static up to the page's STATIC_ROWS rows, a scrolling grid beyond."""
+    return next(t.value for t in [*at.table, *at.dataframe] if "attention_mask" in getattr(t.value, "columns", []))
 
 
 def test_overview_and_sidebar_facts() -> None:
@@ -45,6 +46,10 @@ def test_padding_adds_pad_rows_with_mask_zero() -> None:
     table = token_table(at)
     assert len(table) == 30 and table["token"].tolist()[22:] == ["[PAD]"] * 8
     assert table["attention_mask"].tolist()[22:] == [0] * 8
+    assert len(at.table) == 1  # short tables are static
+    at.number_input(key="tok_T").set_value(512).run()
+    table = token_table(at)
+    assert len(table) == 512 and table["token"].tolist()[-1] == "[PAD]" and not at.table  # long ones scroll
 
 
 def test_pair_gets_segment_one_and_word_pieces_are_marked() -> None:

@@ -56,6 +56,18 @@ def test_tokenization_settings_come_from_the_url(server: str, browser: Browser) 
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.locator("[data-testid='stMetricValue']").first.inner_text().strip() == "6"
     assert page.locator("textarea").first.input_value() == "embeddings"
+    rows = page.locator("[data-testid='stTable'] tbody tr")
+    assert rows.count() == 9 and rows.filter(has_text="[PAD]").count() == 3
+    page.context.close()
+
+
+def test_token_table_download_is_written_on_click(server: str, browser: Browser) -> None:
+    page = open_view(browser, f"{server}/tokenization")
+    with page.expect_download() as download:
+        page.get_by_text("Download the token table (CSV)").click()
+    lines = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("position,token,id,") and len(lines) == 1 + 22
+    assert [line.split(",")[2] for line in lines[1:4]] == ["101", "2044", "11065"]
     page.context.close()
 
 
