@@ -51,12 +51,9 @@ preset_name = st.selectbox("Preset", list(PRESETS), key="ws_preset", bind="query
 preset = PRESETS[preset_name]
 raw = st.text_area("Texts, one per line", "\n".join(preset.texts), key="ws_texts", bind="query-params",
                    height=180, max_chars=50_000)
-c1, c2, c3, c4 = st.columns(4)
+c1, c2 = st.columns(2)
 word_input = c1.text_input("Word", preset.word, key="ws_word", bind="query-params", max_chars=100)
 subword = c2.selectbox("Merge a word's pieces by", list(SUBWORD_RULES), key="ws_sub", bind="query-params")
-strategy_name = c3.selectbox("Word vector", list(strategies), index=2, key="ws_strategy", bind="query-params")
-metric = c4.selectbox("Metric", list(METRICS), key="ws_metric", bind="query-params")
-strategy = strategies[strategy_name]
 
 texts = tuple(line.strip() for line in raw.splitlines() if line.strip())
 if not texts:
@@ -69,12 +66,6 @@ except ValueError as err:
     st.stop()
 
 found = word_occurrences(model_key(), texts, word, subword)
-teaching_panel(
-    f"Each cell compares two occurrences of “{literal(word)}”: the same word, read in different sentences. "
-    "A static embedding (Word2Vec) would give them all one vector.  \n"
-    "BERT's hidden states depend on the context, so the similarity says how much the context changed the word.",
-    recipes.word_similarity(info, list(texts), word, strategy.code, SUBWORD_RULES[subword].code),
-)
 if len(found) < 2:
     searched = "; ".join(t[:60] + ("…" if len(t) > 60 else "") for t in texts)
     hint = ", ".join(suggest_words(texts, word))
@@ -90,13 +81,34 @@ if dropped:
 names = [f"{k}: {o.context}" for k, o in enumerate(found)]
 vectors = stack(found)  # (n, layers+1, hidden)
 
-st.subheader("Similarity matrix")
-matrix = similarity_matrix(strategy.fn(vectors), metric)
-st.caption(f"{metric} of the “{strategy_name}” vectors ({METRICS[metric].note}); pieces merged by {subword}.")
-st.plotly_chart(figures.heatmap_figure(matrix, names, names, f"{metric}, {strategy_name}", colorscale="Blues"
-                                       if METRICS[metric].similar_high else "Blues_r", annotate=True), key="ws_matrix")
-download_csv(pd.DataFrame(matrix, index=names, columns=names).reset_index(names="occurrence"),
-             "Download the matrix (CSV)", "word_similarity_matrix.csv", "ws_matrix_csv")
+
+@st.fragment
+def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors, names: list[str]) -> None:
+    """What a word-vector or metric change redraws: only this part of the page reruns.
+
+    ``vectors`` (n occurrences, layers+1, hidden) are the word's vectors, pieces merged by ``subword``.
+    """
+    c1, c2 = st.columns(2)
+    strategy_name = c1.selectbox("Word vector", list(strategies), index=2, key="ws_strategy", bind="query-params")
+    metric = c2.selectbox("Metric", list(METRICS), key="ws_metric", bind="query-params")
+    strategy = strategies[strategy_name]
+    teaching_panel(
+        f"Each cell compares two occurrences of “{literal(word)}”: the same word, read in different sentences. "
+        "A static embedding (Word2Vec) would give them all one vector.  \n"
+        "BERT's hidden states depend on the context, so the similarity says how much the context changed the word.",
+        recipes.word_similarity(info, list(texts), word, strategy.code, SUBWORD_RULES[subword].code),
+    )
+    st.subheader("Similarity matrix")
+    matrix = similarity_matrix(strategy.fn(vectors), metric)
+    st.caption(f"{metric} of the “{strategy_name}” vectors ({METRICS[metric].note}); pieces merged by {subword}.")
+    st.plotly_chart(figures.heatmap_figure(matrix, names, names, f"{metric}, {strategy_name}", colorscale="Blues"
+                                           if METRICS[metric].similar_high else "Blues_r", annotate=True),
+                    key="ws_matrix")
+    download_csv(pd.DataFrame(matrix, index=names, columns=names).reset_index(names="occurrence"),
+                 "Download the matrix (CSV)", "word_similarity_matrix.csv", "ws_matrix_csv")
+
+
+similarity_view(texts, word, subword, vectors, names)
 
 if TUTORIAL in texts:
     rows = tutorial_comparison(found, texts.index(TUTORIAL), strategies["sum of last 4"])
