@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
+from pandas.io.formats.style import Styler
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
@@ -175,6 +176,19 @@ def word_occurrences(key: tuple[str, str], texts: tuple[str, ...], word: str, su
 def tokenize_text(key: tuple[str, str], text: str, text_pair: str | None, pad_to: int | None) -> pd.DataFrame:
     """Cached ``Encoder.tokenize``."""
     return get_encoder(*key).tokenize(text, text_pair, pad_to)
+
+
+STATIC_ROWS = 128  # tables up to this many rows are static; longer ones scroll in a data grid
+
+
+def table(data: pd.DataFrame | Styler, height: int = 600) -> None:
+    """A table without its index, numbers to 3 decimals. Up to ``STATIC_ROWS`` rows it is static, which
+    redraws at once when a setting changes (a scrolling data grid takes ~0.25 s more); longer ones
+    scroll in a grid of ``height`` px."""
+    if len(data.data if isinstance(data, Styler) else data) <= STATIC_ROWS:
+        st.table(data if isinstance(data, Styler) else data.style.format(precision=3), hide_index=True)
+    else:
+        st.dataframe(data, hide_index=True, width="stretch", height=height)
 
 
 MAX_LINK_VALUE = 2000  # characters of one setting in a shared link; longer texts stay out of it

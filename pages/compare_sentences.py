@@ -21,6 +21,7 @@ from ui import (
     encode_texts,
     encoder,
     model_key,
+    table,
     teaching_panel,
     through_navigation,
 )
@@ -131,7 +132,8 @@ left.plotly_chart(figures.ranking_figure([names[i] for i in others], scores, ban
 order = np.argsort(scores)[::-1] if METRICS[metric].similar_high else np.argsort(scores)
 ranking = pd.DataFrame({"rank": range(1, len(others) + 1), "sentence": [texts[others[i]] for i in order],
                         metric: scores[order], "above this share of random pairs": share_below(baseline, scores[order])})
-right.dataframe(ranking.round(3), hide_index=True)
+with right:
+    table(ranking.round(3))
 right.caption(f"Random pairs from half of the built-in corpus ({len(baseline):,} pairs"
               f"{'; the correction was fitted on the other half' if correction != 'none' else ''}): "
               f"5th percentile {band[0]:.3f}, median {band[1]:.3f}, 95th {band[2]:.3f}.")

@@ -62,15 +62,15 @@ def explore(states, labels: list[str], text: str) -> None:
                      bind="query-params")
     which = token if scope == "the chosen token" else None
     subject = labels[token] if which is not None else f"all {len(labels)} tokens"
-    table = stats.layer_stats(states, which)
+    stats_table = stats.layer_stats(states, which)
     quantiles = stats.layer_quantiles(states, which)
     left, right = st.columns([3, 2])
     left.plotly_chart(figures.layer_distributions_figure(quantiles, f"Values per layer, {subject} ({L + 1} distributions)"),
                       key="lv_layers")
-    right.dataframe(table.round(3), hide_index=True, width="stretch")
-    right.caption("Kurtosis is excess kurtosis (0 for a normal distribution): heavy tails mean a few extreme values.")
     with right:
-        download_csv(table.merge(quantiles.drop(columns=["min", "max"]), on="layer"),
+        st.dataframe(stats_table.round(3), hide_index=True, width="stretch")
+        st.caption("Kurtosis is excess kurtosis (0 for a normal distribution): heavy tails mean a few extreme values.")
+        download_csv(stats_table.merge(quantiles.drop(columns=["min", "max"]), on="layer"),
                      "Download the per-layer statistics and quantiles (CSV)", "layer_statistics.csv", "lv_stats_csv")
 
     st.subheader("Outlier dimensions")

@@ -13,6 +13,7 @@ from ui import (
     encoder,
     literal,
     model_key,
+    table,
     teaching_panel,
     through_navigation,
     tokenize_text,
@@ -21,9 +22,6 @@ from ui import (
 through_navigation()
 
 MAX_CHARS = 50_000
-# Token tables up to this many rows are static: they redraw at once when a setting changes (a
-# scrolling data grid takes ~0.25 s more). Longer ones scroll in a grid, which draws them faster.
-STATIC_ROWS = 128
 
 enc = encoder()
 info = enc.info
@@ -91,10 +89,7 @@ with tab_tokens:
     shade = {"## continuation": "background-color: #fef3c7", "special": "background-color: #e0e7ff",
              "padding": "color: #94a3b8"}
     styled = shown.style.apply(lambda row: [shade.get(row["piece"], "")] * len(row), axis=1)
-    if len(shown) <= STATIC_ROWS:
-        st.table(styled, hide_index=True)
-    else:
-        st.dataframe(styled, hide_index=True, width="stretch", height=1000)
+    table(styled, height=1000)
     download_csv(shown, "Download the token table (CSV)", "tokens.csv", "tok_csv")
     st.caption("The BERT tutorials set segment IDs to 1 for a lone sentence; the tokenizer (and this page) "
                "uses 0. Segment 1 only marks the second sentence of a pair.")

@@ -20,9 +20,13 @@ def open_page(page: str | None = None) -> AppTest:
     return at
 
 
+def frames(at: AppTest) -> list:
+    """Every table's data, static (st.table) or scrolling (st.dataframe): ui.table picks by length."""
+    return [t.value for t in [*at.table, *at.dataframe]]
+
+
 def token_table(at: AppTest):
-    """The token table: static up to the page's STATIC_ROWS rows, a scrolling grid beyond."""
-    return next(t.value for t in [*at.table, *at.dataframe] if "attention_mask" in getattr(t.value, "columns", []))
+    return next(f for f in frames(at) if "attention_mask" in getattr(f, "columns", []))
 
 
 def test_overview_and_sidebar_facts() -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_app import open_page
+from test_app import frames, open_page
 from test_layer_values_page import chart, charts, plotly_array
 
 PAGE = "pages/compare_sentences.py"
@@ -15,7 +15,7 @@ def test_defaults_show_matrix_ranking_and_baseline() -> None:
     assert matrix["data"][0]["y"][:2] == ["1: what is your age?", "2: Today is monday"]
     ranking = chart(at, "cosine to “1: what is your age?”")
     assert any(shape["type"] == "rect" for shape in ranking["layout"]["shapes"])  # the random-pair band
-    table = next(df.value for df in at.dataframe if "rank" in df.value.columns)
+    table = next(f for f in frames(at) if "rank" in f.columns)
     assert table["sentence"].iloc[0] == "How old are you?"
     assert "Random pairs from half of the built-in corpus" in " ".join(c.value for c in at.caption)
 

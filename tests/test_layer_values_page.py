@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import open_page
+from test_app import frames, open_page
 
 PAGE = "pages/layer_values.py"
 
@@ -38,7 +38,7 @@ def test_defaults_show_histogram_layers_and_outliers() -> None:
     assert "200 bins" in hist["layout"]["title"]["text"]
     box = chart(at, "Values per layer")
     assert box["data"][0]["x"] == ["0 · embeddings"] + [f"layer {i}" for i in range(1, 7)]
-    outliers = next(df.value for df in at.dataframe if "dimension" in df.value.columns and "n_layers" in df.value.columns)
+    outliers = next(f for f in frames(at) if "dimension" in f.columns and "n_layers" in f.columns)
     assert len(outliers) >= 1
     assert [m.label for m in at.metric] == ["min", "max", "mean", "std", "l2 norm"]
 
