@@ -5,7 +5,9 @@
 For each page, changes one setting (a layer, a strategy, a toggle) ``--changes`` times and times each
 change from the input (the last keydown or pointerdown of the change, captured in the page) until the
 app's script state is idle again and the page's last DOM change, read from a MutationObserver. The
-floor is the same change on bench/floor_app.py: one slider and one plotly chart.
+floor is the same change on bench/floor_app.py: one slider and one plotly chart. For the sentence
+pooling page it also times its PCA grid figure alone on a minimal page (BERTVIZ_FLOOR=grid), which
+separates the figure's own drawing cost from what the page adds.
 Prints the median and spread (25th-75th percentile) per page and the ratio to the floor's median.
 """
 from __future__ import annotations
@@ -60,6 +62,7 @@ def multiselect_last(label: str, option: str) -> Callable[[Page, int], None]:
     return act
 
 
+GRID_ALONE = "pooling's grid figure alone (no model)"
 PAGES: dict[str, tuple[str, Callable[[Page, int], None]]] = {
     "tokenization (padding toggle)": ("tokenization", toggle("Pad to a fixed length T")),
     "layer values (layer)": ("layer_values?lv_layer=4", slider),
@@ -98,6 +101,11 @@ def main() -> None:
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             page.goto(floor.url)
             results["floor: one slider, one plotly chart"] = measure(page, slider, args.changes)
+        if "pooling" in "".join(n for n in PAGES if args.only in n):
+            with running_app("bench/floor_app.py", env={"BERTVIZ_FLOOR": "grid"}) as grid:
+                page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+                page.goto(grid.url)
+                results[GRID_ALONE] = measure(page, multiselect_last("Layers", "layer 6"), args.changes)
         with running_app() as app:
             for name, (path, act) in [(n, v) for n, v in PAGES.items() if args.only in n]:
                 page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
@@ -110,6 +118,9 @@ def main() -> None:
     for name, times in results.items():
         median, lo, hi = summary(times)
         print(f"{name:40} {median:10.0f} {f'{lo:.0f}-{hi:.0f}':>14} {median / floor:14.2f}x")
+    if GRID_ALONE in results and "sentence pooling (layers)" in results:
+        ratio = statistics.median(results["sentence pooling (layers)"]) / statistics.median(results[GRID_ALONE])
+        print(f"sentence pooling vs its grid figure alone on a minimal page: {ratio:.2f}x")
 
 
 if __name__ == "__main__":

@@ -123,7 +123,8 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
     x1..xN by domain): with 20-odd panels this builds and draws several times faster than one
     trace per label per panel through ``make_subplots``.
     """
-    gap_x, gap_y = 0.04, 0.09 if rows > 1 else 0.0
+    plot_px = 270 * rows + 10  # figure height less the top and bottom margins
+    gap_x, gap_y = 0.04, 55 / plot_px  # 55 px between rows: room for a two-line panel title
     width, height = (1 - gap_x * (cols - 1)) / cols, (1 - gap_y * (rows - 1)) / rows
     hover = [t if len(t) <= 90 else t[:87] + "…" for t in texts]
     groups = sorted(set(labels)) if labels is not None else []
@@ -133,7 +134,7 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
     custom = np.array(list(zip(plains(hover), plains(labels if labels is not None else ["text"] * len(texts)))))
     # SVG draws a few thousand points faster than WebGL; WebGL beyond that.
     kind = "scatter" if len(texts) * len(panels) <= SVG_POINTS else "scattergl"
-    data, layout = [], {"annotations": [], "height": 270 * rows + 60, "margin": dict(l=10, r=10, t=40, b=10),
+    data, layout = [], {"annotations": [], "height": plot_px + 50, "margin": dict(l=10, r=10, t=40, b=10),
                         "legend": dict(orientation="h", y=1.02, yanchor="bottom")}
     for panel in panels:
         n = (panel.row - 1) * cols + panel.col

@@ -81,15 +81,8 @@ if source == UPLOAD:
                 texts, labels = found, found_labels
 
 available = [name for name, p in POOLINGS.items() if info.has_pooler or not p.needs_pooler]
-c1, c2 = st.columns(2)
-strategies = c1.multiselect("Pooling strategies", available, available, key="sp_strats", bind="query-params",
-                            format_func=lambda s: s if POOLINGS[s].per_layer else f"{s} (one vector)")
-default_layers = sorted({0, L // 2, max(0, L - 1), L})
-layers = c2.multiselect("Layers (0 = embeddings)", list(range(L + 1)), default_layers, key="sp_layers",
-                        bind="query-params", format_func=figures.layer_label)
-if not strategies or not layers:
-    st.info("Choose at least one pooling strategy and one layer.")
-    st.stop()
+per_layer = [s for s in available if POOLINGS[s].per_layer]
+single = [s for s in available if not POOLINGS[s].per_layer]
 
 key, corpus_id = model_key(), corpus_digest(tuple(texts))
 bar = st.empty()
@@ -115,7 +108,7 @@ def cell(strategy: str, layer: int) -> tuple[np.ndarray, np.ndarray, float]:
 
 
 c1, c2 = st.columns(2)
-pick = c1.selectbox("Cell to reproduce in a notebook and to download: strategy", strategies, key="sp_cell",
+pick = c1.selectbox("Cell to reproduce in a notebook and to download: strategy", available, key="sp_cell",
                     bind="query-params")
 pick_per_layer = POOLINGS[pick].per_layer
 pick_layer = c2.selectbox("… at layer", list(range(L + 1)), index=L, format_func=figures.layer_label,
@@ -127,24 +120,39 @@ teaching_panel(
     "The PCA picture can hide what the silhouette measures, so trust the number more than the eye.",
     recipes.sentence_pooling(info, texts[:3], POOLINGS[pick].code, pick_layer if pick_per_layer else None),
 )
-per_layer = [s for s in strategies if POOLINGS[s].per_layer]
-single = [s for s in strategies if not POOLINGS[s].per_layer]
-panels = []
-for r, strategy in enumerate(per_layer + single, start=1):
-    for c, layer in enumerate(layers if POOLINGS[strategy].per_layer else [L], start=1):
-        coords, ratio, score = cell(strategy, layer)
-        where = figures.layer_label(layer) if POOLINGS[strategy].per_layer else "one vector"
-        sil = f" · silhouette {score:.2f}" if label_key else ""
-        spread = f"PCA var {ratio.sum():.0%}" if ratio.sum() > 0 else "all vectors identical"
-        panels.append(figures.Panel(r, c, f"{strategy} · {where}\n{spread}{sil}", coords))
-st.plotly_chart(figures.pca_grid_figure(panels, len(per_layer) + len(single), len(layers), labels, texts),
-                key="sp_grid")
-download_csv(pd.concat([pd.DataFrame({"panel": p.title.replace("\n", " · "), "text": texts, "label": labels or "",
-                                       "pc1": p.coords[:, 0], "pc2": p.coords[:, 1]}) for p in panels]),
-             "Download every panel's PCA coordinates (CSV)", "pca_grid.csv", "sp_grid_csv")
+
+
+@st.fragment
+def grid_view() -> None:
+    """The PCA grid and its pickers: choosing strategies or layers reruns only this part of the page."""
+    c1, c2 = st.columns(2)
+    strategies = c1.multiselect("Pooling strategies", available, available, key="sp_strats", bind="query-params",
+                                format_func=lambda s: s if POOLINGS[s].per_layer else f"{s} (one vector)")
+    layers = c2.multiselect("Layers (0 = embeddings)", list(range(L + 1)), sorted({0, L // 2, max(0, L - 1), L}),
+                            key="sp_layers", bind="query-params", format_func=figures.layer_label)
+    if not strategies or not layers:
+        st.info("Choose at least one pooling strategy and one layer.")
+        return
+    rows = [s for s in strategies if POOLINGS[s].per_layer] + [s for s in strategies if not POOLINGS[s].per_layer]
+    panels = []
+    for r, strategy in enumerate(rows, start=1):
+        for c, layer in enumerate(layers if POOLINGS[strategy].per_layer else [L], start=1):
+            coords, ratio, score = cell(strategy, layer)
+            where = figures.layer_label(layer) if POOLINGS[strategy].per_layer else "one vector"
+            sil = f" · silhouette {score:.2f}" if label_key else ""
+            spread = f"PCA var {ratio.sum():.0%}" if ratio.sum() > 0 else "all vectors identical"
+            panels.append(figures.Panel(r, c, f"{strategy} · {where}\n{spread}{sil}", coords))
+    st.plotly_chart(figures.pca_grid_figure(panels, len(rows), len(layers), labels, texts), key="sp_grid")
+    download_csv(pd.concat([pd.DataFrame({"panel": p.title.replace("\n", " · "), "text": texts, "label": labels or "",
+                                           "pc1": p.coords[:, 0], "pc2": p.coords[:, 1]}) for p in panels]),
+                 "Download every panel's PCA coordinates (CSV)", "pca_grid.csv", "sp_grid_csv")
+
+
+grid_view()
 
 if label_key:
     st.subheader("Which pooling and which layer separate the labels best?")
+    st.caption("Every strategy at every layer, whichever the grid above shows.")
     scores = pd.DataFrame({figures.layer_label(k): [cell(s, k)[2] for s in per_layer] for k in range(L + 1)},
                           index=per_layer)
     one = pd.Series({s: cell(s, L)[2] for s in single}, dtype=float)
