@@ -57,6 +57,7 @@ def test_tokenization_settings_come_from_the_url(server: str, browser: Browser) 
     assert page.locator("[data-testid='stMetricValue']").first.inner_text().strip() == "6"
     assert page.locator("textarea").first.input_value() == "embeddings"
     rows = page.locator("[data-testid='stTable'] tbody tr")
+    rows.nth(8).wait_for(timeout=30_000)  # the ninth row: T=9
     assert rows.count() == 9 and rows.filter(has_text="[PAD]").count() == 3
     page.context.close()
 
@@ -88,13 +89,19 @@ def plotly_summaries(page: Page, count: int) -> list[dict]:
 
 def test_layer_values_page_renders_histogram_layers_and_outliers(server: str, browser: Browser) -> None:
     page = open_view(browser, f"{server}/layer_values")
-    summaries = plotly_summaries(page, 4)
+    summaries = plotly_summaries(page, 3)
     hist = next(s for s in summaries if "Token 5 · the at layer 5" in s["title"])
     assert hist["type"] == "bar" and hist["points"] == 200
     layers = next(s for s in summaries if "Values per layer" in s["title"])
     assert layers["type"] == "box" and layers["points"] == 7
+    assert [s["title"] for s in summaries if s["type"] == "heatmap"] == ["L2 norm of each token's vector"]
     assert page.get_by_text("Outlier dimensions").count() >= 1
     assert page.locator("[data-testid='stDataFrame']").count() >= 2  # statistics and outlier tables
+    page.get_by_role("tab", name="Token × dimension at the chosen layer").click()  # only the open tab is drawn
+    wait_for_chart(page, "Value of every dimension at layer 5")
+    heatmaps = [s for s in plotly_summaries(page, 3) if s["type"] == "heatmap"]
+    assert [s["title"].split(" (")[0] for s in heatmaps] == ["Value of every dimension at layer 5"]
+    assert "lv_tab=" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
     page.context.close()
 
@@ -262,10 +269,10 @@ def test_overview_links_to_the_pages(server: str, browser: Browser) -> None:
 
 def test_layer_values_layer_change_updates_the_histogram(server: str, browser: Browser) -> None:
     page = open_view(browser, f"{server}/layer_values")
-    plotly_summaries(page, 4)
+    plotly_summaries(page, 3)
     page.locator("[data-testid='stSlider'] input[type='range']").first.press("ArrowLeft")
     wait_for_chart(page, "at layer 4")
-    hist = next(s for s in plotly_summaries(page, 4) if s["type"] == "bar")
+    hist = next(s for s in plotly_summaries(page, 3) if s["type"] == "bar")
     assert hist["title"] == "Token 5 · the at layer 4: 200 bins" and hist["points"] == 200
     assert "lv_layer=4" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
