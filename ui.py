@@ -12,18 +12,21 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import numpy as np
 import pandas as pd
-from pandas.io.formats.style import Styler
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from bertviz_core import BUNDLED_MODEL, KNOWN_HUB_MODELS, Encoder, Encoding, load_encoder
-from bertviz_core.models import available_devices
+from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices, describe
 from bertviz_core.word_vectors import Occurrence, occurrences
+
+if TYPE_CHECKING:
+    from pandas.io.formats.style import Styler
+
+    from bertviz_core.encoder import Encoder, Encoding
 
 CUSTOM = "Custom id or path…"
 ACTIVE = "_active_model"  # session key: the (model, device) that last loaded
@@ -35,10 +38,20 @@ def literal(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", text)
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
+@st.cache_resource(show_spinner="Loading the model (the first time takes a few seconds)…", max_entries=4)
 def get_encoder(model: str, device: str) -> Encoder:
     """One shared Encoder per (model, device). Failures raise and are not cached."""
+    from bertviz_core.encoder import load_encoder
+
     return load_encoder(None if model == BUNDLED_MODEL else model, device=device)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def model_info(model: str, device: str) -> ModelInfo:
+    """A model's facts: read from its files when it is local, so the app opens without importing
+    transformers (seconds); a hub model is loaded to learn them."""
+    info = describe(None if model == BUNDLED_MODEL else model, device)
+    return info if info is not None else get_encoder(model, device).info
 
 
 def through_navigation() -> None:
@@ -80,15 +93,15 @@ def model_sidebar() -> None:
                    f"{literal(', '.join(choices))}. Custom ids and paths are turned off here.", icon="🔒")
         wanted = st.session_state.get(ACTIVE, (BUNDLED_MODEL, device))
     if wanted != st.session_state.get(ACTIVE):
-        try:
+        try:  # the bundled model loads on first use; any other is loaded now, to check it
             with side, st.spinner(f"Loading {wanted[0]}…"):
-                get_encoder(*wanted)
+                model_info(*wanted) if wanted[0] == BUNDLED_MODEL else get_encoder(*wanted)
             st.session_state[ACTIVE] = wanted
         except ValueError as err:
             side.error(literal(str(err)), icon="⚠️")
             st.session_state.setdefault(ACTIVE, (BUNDLED_MODEL, "auto"))
             side.caption(f"Still using **{literal(st.session_state[ACTIVE][0])}**.")
-    info = encoder().info
+    info = active_info()
     side.markdown(
         f"**{literal(info.name)}**  \n"
         f"{info.num_layers} layers · hidden {info.hidden_size} · vocab {info.vocab_size:,}  \n"
@@ -97,8 +110,13 @@ def model_sidebar() -> None:
 
 
 def encoder() -> Encoder:
-    """The Encoder of this session's active model."""
-    return get_encoder(*st.session_state.get(ACTIVE, (BUNDLED_MODEL, "auto")))
+    """The Encoder of this session's active model, loaded on first use."""
+    return get_encoder(*model_key())
+
+
+def active_info() -> ModelInfo:
+    """The facts of this session's active model, without loading it when it is local."""
+    return model_info(*model_key())
 
 
 def model_key() -> tuple[str, str]:
@@ -181,12 +199,13 @@ def tokenize_text(key: tuple[str, str], text: str, text_pair: str | None, pad_to
 STATIC_ROWS = 128  # tables up to this many rows are static; longer ones scroll in a data grid
 
 
-def table(data: pd.DataFrame | Styler, height: int = 600) -> None:
+def table(data: pd.DataFrame | "Styler", height: int = 600) -> None:
     """A table without its index, numbers to 3 decimals. Up to ``STATIC_ROWS`` rows it is static, which
     redraws at once when a setting changes (a scrolling data grid takes ~0.25 s more); longer ones
     scroll in a grid of ``height`` px."""
-    if len(data.data if isinstance(data, Styler) else data) <= STATIC_ROWS:
-        st.table(data if isinstance(data, Styler) else data.style.format(precision=3), hide_index=True)
+    frame = data if isinstance(data, pd.DataFrame) else data.data  # a Styler holds its frame in .data
+    if len(frame) <= STATIC_ROWS:
+        st.table(data.style.format(precision=3) if data is frame else data, hide_index=True)
     else:
         st.dataframe(data, hide_index=True, width="stretch", height=height)
 

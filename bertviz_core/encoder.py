@@ -17,7 +17,7 @@ import pandas as pd
 import torch
 from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-from bertviz_core.models import load_pretrained, resolve_device, resolve_source
+from bertviz_core.models import ModelInfo, load_pretrained, max_length, resolve_device, resolve_source
 from bertviz_core.pooling import POOLINGS, Tokens, check_strategies
 from bertviz_core.vocab import vocabulary_table
 from bertviz_core.word_vectors import Occurrence, check_word, occurrences
@@ -26,22 +26,6 @@ from bertviz_core.word_vectors import Occurrence, check_word, occurrences
 # (bench/embed_throughput.py); a GPU needs larger ones to stay busy. The GPU figures are a moderate
 # guess, not yet measured: no GPU was lent to this project so far.
 BATCH_LIMITS: dict[str, tuple[int, int]] = {"cpu": (2048, 32), "cuda": (16384, 256), "mps": (8192, 128)}
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """Facts about a loaded model, as the sidebar shows them."""
-
-    name: str
-    source: str  # the directory or hub id it was loaded from
-    kind: str  # "bundled" | "local" | "hub"
-    model_type: str
-    num_layers: int
-    hidden_size: int
-    vocab_size: int
-    max_length: int
-    device: str
-    has_pooler: bool  # True only when the checkpoint really held pooler weights
 
 
 @dataclass(frozen=True)
@@ -282,7 +266,6 @@ def load_encoder(model: str | None = None, device: str = "auto") -> Encoder:
     resolved = resolve_device(device)
     tokenizer, net, has_pooler = load_pretrained(source, resolved)
     config = net.config
-    tokenizer_max = tokenizer.model_max_length if tokenizer.model_max_length < 100_000 else 10**9
     info = ModelInfo(
         name=source.name,
         source=source.location,
@@ -291,7 +274,7 @@ def load_encoder(model: str | None = None, device: str = "auto") -> Encoder:
         num_layers=config.num_hidden_layers,
         hidden_size=config.hidden_size,
         vocab_size=len(tokenizer),
-        max_length=min(tokenizer_max, config.max_position_embeddings),
+        max_length=max_length(tokenizer.model_max_length, config.max_position_embeddings),
         device=resolved,
         has_pooler=has_pooler,
     )

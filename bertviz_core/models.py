@@ -2,6 +2,8 @@
 
 Nothing here runs remote code: every loader call passes ``trust_remote_code=False`` and a
 local checkpoint whose config asks for custom code (``auto_map``) is refused up front.
+transformers is imported only when a model is loaded (it takes seconds): ``describe`` reads a
+local model's facts from its files, so an app can show them before any weights are needed.
 """
 from __future__ import annotations
 
@@ -10,13 +12,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import torch
-from transformers import (
-    AutoModel,
-    AutoTokenizer,
-    PreTrainedModel,
-    PreTrainedTokenizerBase,
-)
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2 (bundled)"
 KNOWN_HUB_MODELS: tuple[str, ...] = (
@@ -25,6 +26,22 @@ KNOWN_HUB_MODELS: tuple[str, ...] = (
     "bert-base-multilingual-cased",
 )
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda", "mps")
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """Facts about a model, as the sidebar shows them."""
+
+    name: str
+    source: str  # the directory or hub id it was loaded from
+    kind: str  # "bundled" | "local" | "hub"
+    model_type: str
+    num_layers: int
+    hidden_size: int
+    vocab_size: int
+    max_length: int
+    device: str
+    has_pooler: bool  # True only when the checkpoint really holds pooler weights
 
 
 @dataclass(frozen=True)
@@ -127,6 +144,8 @@ def load_pretrained(
     source: ModelSource, device: str
 ) -> tuple[PreTrainedTokenizerBase, PreTrainedModel, bool]:
     """Load tokenizer and encoder; return them with ``has_pooler`` (pooler weights really in the checkpoint)."""
+    from transformers import AutoModel, AutoTokenizer
+
     _refuse_remote_code(source)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.location, use_fast=True, trust_remote_code=False)
@@ -144,3 +163,42 @@ def load_pretrained(
     has_pooler = pooler is not None and not any("pooler" in key for key in missing)
     model.eval().to(device)
     return tokenizer, model, has_pooler
+
+
+def max_length(tokenizer_max: int, positions: int) -> int:
+    """Tokens the model takes: its position table, or less when the tokenizer says so (a huge
+    tokenizer value means "no limit set")."""
+    return min(tokenizer_max if tokenizer_max < 100_000 else 10**9, positions)
+
+
+def describe(model: str | None = None, device: str = "auto") -> ModelInfo | None:
+    """A local model's facts (bundled or a directory) read from its files, without importing
+    transformers or loading weights: the ``ModelInfo`` that ``load_encoder(model, device).info`` has.
+
+    None where the files cannot tell (a hub id, no tokenizer.json, no safetensors weights): load it.
+    Raises ``ValueError`` as ``load_encoder`` does for a missing folder, remote code or a bad device.
+    """
+    from safetensors import safe_open
+    from tokenizers import Tokenizer
+
+    source = resolve_source(model)
+    if source.kind == "hub":
+        return None
+    _refuse_remote_code(source)
+    folder = Path(source.location)
+    weights, tokenizer_file = folder / "model.safetensors", folder / "tokenizer.json"
+    if not (weights.is_file() and tokenizer_file.is_file()):
+        return None
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    settings, tokenizer_max = folder / "tokenizer_config.json", 10**9
+    if settings.is_file():
+        tokenizer_max = json.loads(settings.read_text(encoding="utf-8")).get("model_max_length", 10**9)
+    with safe_open(weights, framework="numpy") as tensors:
+        has_pooler = any("pooler" in key for key in tensors.keys())
+    return ModelInfo(
+        name=source.name, source=source.location, kind=source.kind, model_type=config["model_type"],
+        num_layers=config["num_hidden_layers"], hidden_size=config["hidden_size"],
+        vocab_size=Tokenizer.from_file(str(tokenizer_file)).get_vocab_size(with_added_tokens=True),
+        max_length=max_length(tokenizer_max, config["max_position_embeddings"]),
+        device=resolve_device(device), has_pooler=has_pooler,
+    )

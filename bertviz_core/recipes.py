@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from bertviz_core.corpora import NEWS_TOPICS_CSV
-from bertviz_core.encoder import ModelInfo
+from bertviz_core.models import ModelInfo
 
 
 def load_lines(info: ModelInfo) -> str:

@@ -1,11 +1,11 @@
 """Home: what the explorer shows and where to start."""
 import streamlit as st
 
-from ui import encoder, through_navigation
+from ui import active_info, through_navigation
 
 through_navigation()
 
-info = encoder().info
+info = active_info()  # from the model's files: the first page opens without loading it
 st.title("BERT Embedding Explorer")
 st.markdown(
     f"""

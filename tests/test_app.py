@@ -1,6 +1,8 @@
 """AppTest runs of the app shell and the Tokenization page (no browser)."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,15 @@ def frames(at: AppTest) -> list:
 
 def token_table(at: AppTest):
     return next(f for f in frames(at) if "attention_mask" in getattr(f, "columns", []))
+
+
+def test_the_first_page_opens_without_loading_the_model() -> None:
+    """Cold start: the overview and the sidebar read the model's facts from its files; transformers
+    (seconds to import) and the weights wait for the first page that runs the model."""
+    code = ("import sys; from streamlit.testing.v1 import AppTest; at = AppTest.from_file(sys.argv[1]).run(timeout=60); "
+            "assert not at.exception; print(at.title[0].value, 'transformers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, APP], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().endswith("BERT Embedding Explorer False")
 
 
 def test_overview_and_sidebar_facts() -> None:

@@ -1,6 +1,8 @@
 """The Encoder against plain transformers: tokenization, hidden states, batching, threads, bad input."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -9,7 +11,7 @@ import pytest
 import torch
 from transformers import AutoModel, AutoTokenizer
 
-from bertviz_core import Encoder, load_encoder
+from bertviz_core import Encoder, describe, load_encoder
 from bertviz_core.corpora import TUTORIAL
 from bertviz_core.encoder import BATCH_LIMITS
 from bertviz_core.models import DEVICES, bundled_model_dir
@@ -38,6 +40,20 @@ def test_info_of_bundled_model(bundled: Encoder) -> None:
     assert (info.num_layers, info.hidden_size, info.vocab_size, info.max_length) == (6, 384, 30522, 512)
     assert info.device == "cpu" and info.model_type == "bert"
     assert info.has_pooler  # all-MiniLM-L6-v2's checkpoint holds pooler.dense.*
+
+
+def test_describe_reads_the_same_facts_from_files(bundled: Encoder, tiny: Encoder, tiny_no_pooler: Encoder) -> None:
+    for enc in (bundled, tiny, tiny_no_pooler):  # device "auto" resolves as the fixtures' device on CPU runs
+        assert describe(None if enc.info.kind == "bundled" else enc.info.source, enc.info.device) == enc.info
+    assert describe("bert-base-uncased") is None  # a hub id: only loading it tells
+    with pytest.raises(ValueError, match="not a model directory"):
+        describe("/no/such/folder")
+
+
+def test_importing_the_core_leaves_transformers_for_later() -> None:
+    code = "import sys, bertviz_core, bertviz_core.models; bertviz_core.describe(); print('transformers' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 def test_tiny_model_shapes_and_pooler_flag(tiny: Encoder, tiny_no_pooler: Encoder) -> None:
