@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from bertviz_core.encoder import Encoder, Encoding
 
 CUSTOM = "Custom id or path…"
-ACTIVE = "_active_model"  # session key: the (model, device) that last loaded
+ACTIVE = "_active_model"  # session key: the (model, device) this session uses, checked when chosen
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 
 
@@ -93,9 +93,12 @@ def model_sidebar() -> None:
                    f"{literal(', '.join(choices))}. Custom ids and paths are turned off here.", icon="🔒")
         wanted = st.session_state.get(ACTIVE, (BUNDLED_MODEL, device))
     if wanted != st.session_state.get(ACTIVE):
-        try:  # the bundled model loads on first use; any other is loaded now, to check it
+        try:
             with side, st.spinner(f"Loading {wanted[0]}…"):
-                model_info(*wanted) if wanted[0] == BUNDLED_MODEL else get_encoder(*wanted)
+                if wanted[0] == BUNDLED_MODEL:
+                    model_info(*wanted)  # its files are read now; the weights load on first use
+                else:
+                    get_encoder(*wanted)  # loaded now, so a model that fails never becomes active
             st.session_state[ACTIVE] = wanted
         except ValueError as err:
             side.error(literal(str(err)), icon="⚠️")
@@ -199,7 +202,7 @@ def tokenize_text(key: tuple[str, str], text: str, text_pair: str | None, pad_to
 STATIC_ROWS = 128  # tables up to this many rows are static; longer ones scroll in a data grid
 
 
-def table(data: pd.DataFrame | "Styler", height: int = 600) -> None:
+def table(data: pd.DataFrame | Styler, height: int = 600) -> None:
     """A table without its index, numbers to 3 decimals. Up to ``STATIC_ROWS`` rows it is static, which
     redraws at once when a setting changes (a scrolling data grid takes ~0.25 s more); longer ones
     scroll in a grid of ``height`` px."""

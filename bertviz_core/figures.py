@@ -120,8 +120,8 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
     """PCA scatters in a grid; points coloured by label (grey when there are none), hover shows the text.
 
     One trace per panel, coloured point by point, and the grid laid out directly (subplot axes
-    x1..xN by domain): with 20-odd panels this builds and draws several times faster than one
-    trace per label per panel through ``make_subplots``.
+    x1..xN by domain): with 22 panels this builds in a third of the time of one trace per label per
+    panel through ``make_subplots`` (50 vs 143 ms) and draws about 20 % faster.
     """
     plot_px = 270 * rows + 10  # figure height less the top and bottom margins
     gap_x, gap_y = 0.04, 55 / plot_px  # 55 px between rows: room for a two-line panel title
