@@ -151,6 +151,19 @@ def test_sentence_pooling_grid_and_scores(server: str, browser: Browser) -> None
     page.context.close()
 
 
+def test_pooled_vectors_download_equals_embed(server: str, browser: Browser, bundled, tmp_path: Path) -> None:
+    import numpy as np
+
+    page = open_view(browser, f"{server}/sentence_pooling?sp_cell=mean&sp_cell_layer=layer+3")
+    with page.expect_download() as download:
+        page.get_by_text("Vectors (.npy)").click()  # written on click, from the cached pooled arrays
+    vectors = np.load(download.value.path())
+    expected = bundled.embed(list(news_topics()["text"]), ["mean"])["mean"][:, 3]
+    assert download.value.suggested_filename == "mean_layer3.npy" and vectors.shape == (160, 384)
+    np.testing.assert_allclose(vectors, expected, atol=1e-5)
+    page.context.close()
+
+
 def test_sentence_pooling_upload_shows_progress_then_grid(server: str, browser: Browser, tmp_path: Path) -> None:
     corpus = news_topics()
     rows = [(f"{t} (note {i})", label) for i in range(19) for t, label in zip(corpus.text, corpus.label)]
