@@ -1,7 +1,7 @@
 """BERT Embedding Explorer: entry point. Page config, the model sidebar, and navigation."""
 import streamlit as st
 
-from ui import model_sidebar
+from ui import model_key, model_sidebar, preload_encoder
 
 st.set_page_config(page_title="BERT Embedding Explorer", page_icon="🔎", layout="wide")
 
@@ -17,3 +17,4 @@ PAGES = [
 page = st.navigation(PAGES)
 model_sidebar()
 page.run()
+preload_encoder(*model_key())  # the first page opens without the model; it loads now, in the background

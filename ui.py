@@ -46,6 +46,15 @@ def get_encoder(model: str, device: str) -> Encoder:
     return load_encoder(None if model == BUNDLED_MODEL else model, device=device)
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def preload_encoder(model: str, device: str) -> threading.Thread:
+    """Start loading (model, device) in a background thread, once per server: called after a page
+    is drawn, so the first page that runs the model usually finds it loaded."""
+    thread = threading.Thread(target=get_encoder, args=(model, device), name="preload-encoder", daemon=True)
+    thread.start()
+    return thread
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def model_info(model: str, device: str) -> ModelInfo:
     """A model's facts: read from its files when it is local, so the app opens without importing

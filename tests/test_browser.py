@@ -53,12 +53,12 @@ def test_tokenization_deep_link_shows_tutorial_tokens(server: str, browser: Brow
 
 def test_tokenization_settings_come_from_the_url(server: str, browser: Browser) -> None:
     page = open_view(browser, f"{server}/tokenization?tok_text=embeddings&tok_pad=true&tok_T=9")
+    rows = page.locator("[data-testid='stTable'] tbody tr")
+    rows.nth(8).wait_for(timeout=30_000)  # the ninth row (T=9): the page is drawn down to the table
+    assert rows.count() == 9 and rows.filter(has_text="[PAD]").count() == 3
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.locator("[data-testid='stMetricValue']").first.inner_text().strip() == "6"
     assert page.locator("textarea").first.input_value() == "embeddings"
-    rows = page.locator("[data-testid='stTable'] tbody tr")
-    rows.nth(8).wait_for(timeout=30_000)  # the ninth row: T=9
-    assert rows.count() == 9 and rows.filter(has_text="[PAD]").count() == 3
     page.context.close()
 
 
