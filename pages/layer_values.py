@@ -104,9 +104,11 @@ def explore(states, labels: list[str], text: str) -> None:
     with tab_dims:
         if tab_dims.open:
             marked = [int(d) for d in outliers["dimension"]]
+            title = (f"Value of every dimension at {figures.layer_label(layer)} "
+                     "(outlier dimensions marked in red)")
             st.plotly_chart(figures.heatmap_figure(states[layer], [str(d) for d in range(states.shape[2])], labels,
-                                                   f"Value of every dimension at {figures.layer_label(layer)} (outlier dimensions marked in red)",
-                                                   colorscale="RdBu_r", marked_columns=marked, zmid=0.0), key="lv_dims")
+                                                   title, colorscale="RdBu_r", marked_columns=marked, zmid=0.0),
+                            key="lv_dims")
             download_csv(pd.DataFrame(states[layer], index=labels).reset_index(names="token"),
                          f"Download these values (CSV, tokens × {states.shape[2]} dimensions)",
                          f"token_dimension_layer{layer}.csv", "lv_dims_csv")

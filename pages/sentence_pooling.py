@@ -133,7 +133,7 @@ def grid_view() -> None:
     if not strategies or not layers:
         st.info("Choose at least one pooling strategy and one layer.")
         return
-    rows = [s for s in strategies if POOLINGS[s].per_layer] + [s for s in strategies if not POOLINGS[s].per_layer]
+    rows = [s for s in per_layer + single if s in strategies]  # per-layer strategies first
     panels = []
     for r, strategy in enumerate(rows, start=1):
         for c, layer in enumerate(layers if POOLINGS[strategy].per_layer else [L], start=1):

@@ -1,6 +1,7 @@
 """Contextual word similarity: one word in many contexts, across layers and word-vector strategies."""
 from itertools import combinations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -83,7 +84,7 @@ vectors = stack(found)  # (n, layers+1, hidden)
 
 
 @st.fragment
-def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors, names: list[str]) -> None:
+def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors: np.ndarray, names: list[str]) -> None:
     """What a word-vector or metric change redraws: only this part of the page reruns.
 
     ``vectors`` (n occurrences, layers+1, hidden) are the word's vectors, pieces merged by ``subword``.
