@@ -134,8 +134,9 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
     custom = np.array(list(zip(plains(hover), plains(labels if labels is not None else ["text"] * len(texts)))))
     # SVG draws a few thousand points faster than WebGL; WebGL beyond that.
     kind = "scatter" if len(texts) * len(panels) <= SVG_POINTS else "scattergl"
-    data, layout = [], {"annotations": [], "height": plot_px + 50, "margin": dict(l=10, r=10, t=40, b=10),
-                        "legend": dict(orientation="h", y=1.02, yanchor="bottom")}
+    # The legend sits 40 px above the first row, clear of its two-line titles, whatever the height.
+    data, layout = [], {"annotations": [], "height": plot_px + 80, "margin": dict(l=10, r=10, t=70, b=10),
+                        "legend": dict(orientation="h", y=1 + 40 / plot_px, yanchor="bottom")}
     for panel in panels:
         n = (panel.row - 1) * cols + panel.col
         suffix = "" if n == 1 else str(n)
