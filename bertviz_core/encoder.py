@@ -11,16 +11,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import torch
-from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 from bertviz_core.models import ModelInfo, load_pretrained, max_length, resolve_device, resolve_source
 from bertviz_core.pooling import POOLINGS, Tokens, check_strategies
 from bertviz_core.vocab import vocabulary_table
 from bertviz_core.word_vectors import Occurrence, check_word, occurrences
+
+if TYPE_CHECKING:  # transformers itself is imported by models.load_pretrained, under a lock
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 # (padded tokens, texts) per forward pass, by device. Small batches ran fastest on the 2-core CPU
 # (bench/embed_throughput.py); a GPU needs larger ones to stay busy. The GPU figures are a moderate

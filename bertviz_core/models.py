@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import torch
@@ -26,6 +26,7 @@ KNOWN_HUB_MODELS: tuple[str, ...] = (
     "bert-base-multilingual-cased",
 )
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda", "mps")
+_IMPORT_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,8 @@ def load_pretrained(
     source: ModelSource, device: str
 ) -> tuple[PreTrainedTokenizerBase, PreTrainedModel, bool]:
     """Load tokenizer and encoder; return them with ``has_pooler`` (pooler weights really in the checkpoint)."""
-    from transformers import AutoModel, AutoTokenizer
+    with _IMPORT_LOCK:  # transformers' lazy module is not safe to import from two threads at once
+        from transformers import AutoModel, AutoTokenizer
 
     _refuse_remote_code(source)
     try:

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import pandas as pd
-from transformers import PreTrainedTokenizerBase
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 KINDS: tuple[str, ...] = ("whole word", "## piece", "single character", "[unused]", "special")
 _UNUSED = re.compile(r"^\[unused\d+\]$")

@@ -219,3 +219,14 @@ def test_vocabulary_kinds_and_search(bundled: Encoder) -> None:
     assert (search_vocabulary(vocab, "bank")["token"].str.contains("bank")).all()
     with pytest.raises(ValueError, match="regular expression"):
         search_vocabulary(vocab, "([", regex=True)
+
+
+def test_only_loading_a_model_imports_transformers() -> None:
+    """Pages import the core while a background thread may be importing transformers, whose lazy
+    module breaks when two threads import it at once: only models.load_pretrained imports it, under
+    a lock, so a page's own imports never race the preload."""
+    code = ("import sys, bertviz_core.encoder, bertviz_core.vocab, bertviz_core.tokens, bertviz_core.stats, "
+            "bertviz_core.similarity, bertviz_core.figures, bertviz_core.recipes, bertviz_core.corpora; "
+            "print('transformers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
