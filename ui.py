@@ -212,12 +212,15 @@ STATIC_ROWS = 128  # tables up to this many rows are static; longer ones scroll 
 
 
 def table(data: pd.DataFrame | Styler, height: int = 600) -> None:
-    """A table without its index, numbers to 3 decimals. Up to ``STATIC_ROWS`` rows it is static, which
-    redraws at once when a setting changes (a scrolling data grid takes ~0.25 s more); longer ones
-    scroll in a grid of ``height`` px."""
+    """A table without its index, numbers to 3 decimals, text shown as typed. Up to ``STATIC_ROWS`` rows
+    it is static, which redraws at once when a setting changes (a scrolling data grid takes ~0.25 s
+    more); longer ones scroll in a grid of ``height`` px."""
     frame = data if isinstance(data, pd.DataFrame) else data.data  # a Styler holds its frame in .data
     if len(frame) <= STATIC_ROWS:
-        st.table(data.style.format(precision=3) if data is frame else data, hide_index=True)
+        styler = frame.style if data is frame else data
+        text = frame.select_dtypes(include=["object", "string"]).columns  # st.table renders its cells as Markdown
+        styler = styler.format(precision=3).format(lambda v: literal(v) if isinstance(v, str) else v, subset=text)
+        st.table(styler, hide_index=True)
     else:
         st.dataframe(data, hide_index=True, width="stretch", height=height)
 
