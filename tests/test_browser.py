@@ -45,8 +45,7 @@ def test_tokenization_deep_link_shows_tutorial_tokens(server: str, browser: Brow
     page = open_view(browser, f"{server}/tokenization")
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.get_by_text("Tokens", exact=True).first.is_visible()
-    metric = page.locator("[data-testid='stMetricValue']").first.inner_text()
-    assert metric.strip() == "22"
+    expect(page.locator("[data-testid='stMetricValue']").first).to_have_text("22")
     assert page.locator("[data-testid='stSidebar']").get_by_text("6 layers", exact=False).count() == 1
     page.context.close()
 
@@ -280,7 +279,7 @@ def test_overview_links_to_the_pages(server: str, browser: Browser) -> None:
     page.get_by_text("Start with tokenization").click()
     wait_idle(page)
     assert page.url.endswith("/tokenization")
-    assert page.locator("[data-testid='stMetricValue']").first.inner_text().strip() == "22"
+    expect(page.locator("[data-testid='stMetricValue']").first).to_have_text("22")
     assert page.locator("[data-testid='stException']").count() == 0
     page.context.close()
 
