@@ -24,8 +24,6 @@ from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, avai
 from bertviz_core.word_vectors import Occurrence, occurrences
 
 if TYPE_CHECKING:
-    from pandas.io.formats.style import Styler
-
     from bertviz_core.encoder import Encoder, Encoding
 
 CUSTOM = "Custom id or path…"
@@ -211,18 +209,28 @@ def tokenize_text(key: tuple[str, str], text: str, text_pair: str | None, pad_to
 STATIC_ROWS = 128  # tables up to this many rows are static; longer ones scroll in a data grid
 
 
-def table(data: pd.DataFrame | Styler, height: int = 600) -> None:
-    """A table without its index, numbers to 3 decimals, text shown as typed. Up to ``STATIC_ROWS`` rows
-    it is static, which redraws at once when a setting changes (a scrolling data grid takes ~0.25 s
-    more); longer ones scroll in a grid of ``height`` px."""
-    frame = data if isinstance(data, pd.DataFrame) else data.data  # a Styler holds its frame in .data
-    if len(frame) <= STATIC_ROWS:
-        styler = frame.style if data is frame else data
-        text = frame.select_dtypes(include=["object", "string"]).columns  # st.table renders its cells as Markdown
-        styler = styler.format(precision=3).format(lambda v: literal(v) if isinstance(v, str) else v, subset=text)
+def markdown_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text cells and headers show as typed in an element that renders Markdown."""
+    as_typed = lambda v: literal(v) if isinstance(v, str) else v  # noqa: E731
+    safe = frame.copy()
+    for column in frame.select_dtypes(include=["object", "string", "category"]).columns:
+        safe[column] = safe[column].map(as_typed)
+    return safe.rename(columns=as_typed)
+
+
+def table(frame: pd.DataFrame, height: int = 600, row_css: pd.Series | None = None) -> None:
+    """A table without its index, numbers to 3 decimals, text shown as typed; ``row_css`` (CSS per row,
+    aligned with the frame's index) styles whole rows. Up to ``STATIC_ROWS`` rows it is static, which
+    redraws at once when a setting changes (a scrolling data grid takes ~0.25 s more); longer ones
+    scroll in a grid of ``height`` px."""
+    static = len(frame) <= STATIC_ROWS
+    styler = (markdown_safe(frame) if static else frame).style.format(precision=3)  # st.table renders Markdown
+    if row_css is not None:
+        styler = styler.apply(lambda row: [row_css[row.name]] * len(row), axis=1)
+    if static:
         st.table(styler, hide_index=True)
     else:
-        st.dataframe(data, hide_index=True, width="stretch", height=height)
+        st.dataframe(styler, hide_index=True, width="stretch", height=height)
 
 
 MAX_LINK_VALUE = 2000  # characters of one setting in a shared link; longer texts stay out of it

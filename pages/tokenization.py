@@ -76,43 +76,45 @@ if unknown:
         "name": [", ".join(unicodedata.name(c, "?") for c in u) for u in unknown],
     }), hide_index=True)
 
-tab_tokens, tab_vocab = st.tabs(["Tokens", "Vocabulary"])
+# Only the open tab is drawn (on_change="rerun"), so a change of the text or padding redraws no vocabulary grid.
+tab_tokens, tab_vocab = st.tabs(["Tokens", "Vocabulary"], key="tok_tab", bind="query-params", on_change="rerun")
 with tab_tokens:
-    st.caption("The text with each token's span shaded: one colour per word, a dark bar before each ## piece, "
-               "red for [UNK]. Hover a span for its token and ID.")
-    st.html(highlight_html(tokens, text, enc.tokenizer.unk_token))
-    if pair:
-        st.caption("Second sentence (segment 1):")
-        st.html(highlight_html(tokens, pair, enc.tokenizer.unk_token, segment=1))
-    shown = tokens[["position", "token", "id", "segment", "attention_mask", "word_index", "piece", "word",
-                    "start", "end"]]
-    shade = {"## continuation": "background-color: #fef3c7", "special": "background-color: #e0e7ff",
-             "padding": "color: #94a3b8"}
-    styled = shown.style.apply(lambda row: [shade.get(row["piece"], "")] * len(row), axis=1)
-    table(styled, height=1000)
-    download_csv(shown, "Download the token table (CSV)", "tokens.csv", "tok_csv")
-    st.caption("The BERT tutorials set segment IDs to 1 for a lone sentence; the tokenizer (and this page) "
-               "uses 0. Segment 1 only marks the second sentence of a pair.")
+    if tab_tokens.open:
+        st.caption("The text with each token's span shaded: one colour per word, a dark bar before each ## piece, "
+                   "red for [UNK]. Hover a span for its token and ID.")
+        st.html(highlight_html(tokens, text, enc.tokenizer.unk_token))
+        if pair:
+            st.caption("Second sentence (segment 1):")
+            st.html(highlight_html(tokens, pair, enc.tokenizer.unk_token, segment=1))
+        shown = tokens[["position", "token", "id", "segment", "attention_mask", "word_index", "piece", "word",
+                        "start", "end"]]
+        shade = {"## continuation": "background-color: #fef3c7", "special": "background-color: #e0e7ff",
+                 "padding": "color: #94a3b8"}
+        table(shown, height=1000, row_css=shown["piece"].map(shade).fillna(""))
+        download_csv(shown, "Download the token table (CSV)", "tokens.csv", "tok_csv")
+        st.caption("The BERT tutorials set segment IDs to 1 for a lone sentence; the tokenizer (and this page) "
+                   "uses 0. Segment 1 only marks the second sentence of a pair.")
 
 with tab_vocab:
-    vocab = enc.vocabulary()
-    counts = kind_counts(vocab)
-    st.caption(f"{len(vocab):,} entries. Whole words, ## pieces that continue a word, single characters, "
-               "[unused] slots kept free for fine-tuning, and the special tokens.")
-    st.dataframe(counts.rename("entries").to_frame().T, hide_index=True)
-    c1, c2, c3 = st.columns([1, 1, 2])
-    start = int(c1.number_input("First ID", 0, len(vocab) - 1, 5000, key="voc_start", bind="query-params"))
-    count = int(c2.number_input("How many", 1, 500, 21, key="voc_n", bind="query-params"))
-    query = c3.text_input("Search tokens (substring)", "", key="voc_q", bind="query-params",
-                          placeholder="e.g. bank, or ^##ing$ with regex on")
-    regex = c3.toggle("Regular expression", key="voc_re", bind="query-params")
-    if query:
-        try:
-            hits = search_vocabulary(vocab, query, regex)
-        except ValueError as err:
-            st.error(literal(str(err)))
-            hits = vocab.iloc[0:0]
-        st.caption(f"{len(hits):,} entries match; showing up to 500.")
-        st.dataframe(hits.head(500), hide_index=True, width="stretch")
-    else:
-        st.dataframe(vocab.iloc[start:start + count], hide_index=True, width="stretch")
+    if tab_vocab.open:
+        vocab = enc.vocabulary()
+        counts = kind_counts(vocab)
+        st.caption(f"{len(vocab):,} entries. Whole words, ## pieces that continue a word, single characters, "
+                   "[unused] slots kept free for fine-tuning, and the special tokens.")
+        table(counts.rename("entries").to_frame().T)
+        c1, c2, c3 = st.columns([1, 1, 2])
+        start = int(c1.number_input("First ID", 0, len(vocab) - 1, 5000, key="voc_start", bind="query-params"))
+        count = int(c2.number_input("How many", 1, 500, 21, key="voc_n", bind="query-params"))
+        query = c3.text_input("Search tokens (substring)", "", key="voc_q", bind="query-params",
+                              placeholder="e.g. bank, or ^##ing$ with regex on")
+        regex = c3.toggle("Regular expression", key="voc_re", bind="query-params")
+        if query:
+            try:
+                hits = search_vocabulary(vocab, query, regex)
+            except ValueError as err:
+                st.error(literal(str(err)))
+                hits = vocab.iloc[0:0]
+            st.caption(f"{len(hits):,} entries match; showing up to 500.")
+            table(hits.head(500))
+        else:
+            table(vocab.iloc[start:start + count])

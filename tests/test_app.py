@@ -1,10 +1,12 @@
 """AppTest runs of the app shell and the Tokenization page (no browser)."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 from test_encoder import TUTORIAL_IDS
@@ -22,9 +24,15 @@ def open_page(page: str | None = None) -> AppTest:
     return at
 
 
+def as_shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """What a browser shows of st.table's Markdown cells and headers: the backslash escapes removed."""
+    shown = lambda v: re.sub(r"\\(.)", r"\1", v) if isinstance(v, str) else v  # noqa: E731
+    return frame.map(shown).rename(columns=shown)
+
+
 def frames(at: AppTest) -> list:
-    """Every table's data, static (st.table) or scrolling (st.dataframe): ui.table picks by length."""
-    return [t.value for t in [*at.table, *at.dataframe]]
+    """Every table's data as shown, static (st.table) or scrolling (st.dataframe): ui.table picks by length."""
+    return [*(as_shown(t.value) for t in at.table), *(t.value for t in at.dataframe)]
 
 
 def token_table(at: AppTest):
@@ -116,8 +124,19 @@ def test_markup_in_text_is_not_rendered() -> None:
     assert "&lt;" in html and "&gt;" in html and "<b>" not in html and "</b>" not in html
 
 
+def test_only_the_open_tab_is_drawn() -> None:
+    at = open_page("pages/tokenization.py")
+    downloads = lambda: [b.key for b in at.get("download_button")]  # noqa: E731
+    assert "tok_csv" in downloads() and not [w for w in at.number_input if w.key == "voc_start"]
+    at.session_state["tok_tab"] = "Vocabulary"
+    at.run()
+    assert at.number_input(key="voc_start").value == 5000 and "tok_csv" not in downloads()
+
+
 def test_bad_vocabulary_regex_is_a_message() -> None:
     at = open_page("pages/tokenization.py")
+    at.session_state["tok_tab"] = "Vocabulary"  # only the open tab is drawn
+    at.run()
     at.toggle(key="voc_re").set_value(True).run()
     at.text_input(key="voc_q").set_value("([").run()
     assert not at.exception and "not a valid regular expression" in at.error[0].value

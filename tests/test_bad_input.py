@@ -41,6 +41,15 @@ def upload(data: bytes) -> Callable[[AppTest], object]:
     return act
 
 
+def vocabulary_regex(pattern: str) -> Callable[[AppTest], object]:
+    def act(at: AppTest) -> None:
+        at.session_state["tok_tab"] = "Vocabulary"  # only the open tab is drawn
+        at.run()
+        at.toggle(key="voc_re").set_value(True).run()
+        at.text_input(key="voc_q").set_value(pattern).run()
+    return act
+
+
 def model(value: str) -> Callable[[AppTest], object]:
     def act(at: AppTest) -> None:
         at.sidebar.selectbox(key="model").set_value("Custom id or path…").run()
@@ -54,9 +63,7 @@ CASES: dict[str, Case] = {
     "tokenization empty": Case(TOK, text("tok_text", ""), "only the special tokens"),
     "tokenization whitespace": Case(TOK, text("tok_text", " \n\t "), "only the special tokens"),
     "tokenization 10k chars": Case(TOK, text("tok_text", LONG), "tokens were dropped"),
-    "tokenization bad regex": Case(TOK, lambda at: (at.toggle(key="voc_re").set_value(True).run(),
-                                                    at.text_input(key="voc_q").set_value("(?<").run()),
-                                   "not a valid regular expression"),
+    "tokenization bad regex": Case(TOK, vocabulary_regex("(?<"), "not a valid regular expression"),
     **{f"tokenization {name}": Case(TOK, text("tok_text", value), None) for name, value in ODD.items()},
     "layer values empty": Case(LV, text("lv_text", ""), "Type a text"),
     "layer values whitespace": Case(LV, text("lv_text", "   "), "Type a text"),
