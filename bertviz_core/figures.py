@@ -167,8 +167,8 @@ def ranking_figure(names: Sequence[str], scores: Sequence[float], band: tuple[fl
     if band is not None:
         lo, mid, hi = band
         fig.add_vrect(x0=lo, x1=hi, fillcolor="#f59e0b", opacity=0.2, line_width=0,
-                      annotation_text="random pairs: 5th–95th percentile", annotation_position="top left")
+                      annotation_text="random pairs: 5th–95th percentile", annotation_position="outside top")
         fig.add_vline(x=mid, line_dash="dash", line_color="#b45309")
-    fig.update_layout(title=plain(title), height=max(260, 34 * len(names) + 120), margin=dict(l=10, r=10, t=50, b=10),
+    fig.update_layout(title=plain(title), height=max(260, 34 * len(names) + 140), margin=dict(l=10, r=10, t=70, b=10),
                       yaxis_autorange="reversed")
     return fig
