@@ -214,7 +214,9 @@ def markdown_safe(frame: pd.DataFrame) -> pd.DataFrame:
     as_typed = lambda v: literal(v) if isinstance(v, str) else v  # noqa: E731
     safe = frame.copy()
     for column in frame.select_dtypes(include=["object", "string", "category"]).columns:
-        safe[column] = safe[column].map(as_typed)
+        values = frame[column]  # escaped in place, keeping the dtype: a column of ints and None stays one
+        safe[column] = (values.cat.rename_categories(as_typed) if isinstance(values.dtype, pd.CategoricalDtype)
+                        else pd.Series([as_typed(v) for v in values], index=values.index, dtype=values.dtype))
     return safe.rename(columns=as_typed)
 
 
