@@ -20,7 +20,8 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from bertviz_core.encoder import Encoder  # noqa: E402
 
 CHANGES = {  # page: [(widget kind, key, value), ...] settings that must not run the model
-    "tokenization": [("toggle", "tok_pad", True), ("number_input", "tok_T", 40), ("toggle", "voc_re", True)],
+    "tokenization": [("toggle", "tok_pad", True), ("number_input", "tok_T", 40),
+                     ("session_state", "tok_tab", "Vocabulary"), ("toggle", "voc_re", True)],
     "layer_values": [("slider", "lv_layer", 2), ("selectbox", "lv_token", 3), ("radio", "lv_scope", "all tokens"),
                      ("slider", "lv_k", 2.5)],
     "word_similarity": [("selectbox", "ws_strategy", "layer 2"), ("selectbox", "ws_metric", "dot product"),
@@ -53,7 +54,11 @@ def main() -> None:
         at.switch_page(f"pages/{page}.py").run()
         first = len(runs)
         for kind, key, value in changes:
-            getattr(at, kind)(key=key).set_value(value).run()
+            if kind == "session_state":  # a lazy tab: AppTest opens it through its key
+                at.session_state[key] = value
+                at.run()
+            else:
+                getattr(at, kind)(key=key).set_value(value).run()
             assert not at.exception, at.exception
         print(f"{page:20} {first:13} {len(changes):16} {len(runs) - first:19}")
         runs.clear()

@@ -156,4 +156,7 @@ def test_tokenization_settings_never_run_the_model(model_calls: list[int]) -> No
     at.toggle(key="tok_pad").set_value(True).run()
     at.number_input(key="tok_T").set_value(40).run()
     at.text_area(key="tok_text").set_value("Another text entirely.").run()
+    at.session_state["tok_tab"] = "Vocabulary"
+    at.run()
+    at.text_input(key="voc_q").set_value("bank").run()
     assert not at.exception and model_calls == []  # tokenizing needs no forward pass
