@@ -133,7 +133,7 @@ order = np.argsort(scores)[::-1] if METRICS[metric].similar_high else np.argsort
 ranking = pd.DataFrame({"rank": range(1, len(others) + 1), "sentence": [texts[others[i]] for i in order],
                         metric: scores[order], "above this share of random pairs": share_below(baseline, scores[order])})
 with right:
-    table(ranking.round(3))
+    table(ranking)  # shown to 3 decimals; the CSV keeps full precision
 right.caption(f"Random pairs from half of the built-in corpus ({len(baseline):,} pairs"
               f"{'; the correction was fitted on the other half' if correction != 'none' else ''}): "
               f"5th percentile {band[0]:.3f}, median {band[1]:.3f}, 95th {band[2]:.3f}.")

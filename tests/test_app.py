@@ -35,6 +35,12 @@ def frames(at: AppTest) -> list:
     return [*(as_shown(t.value) for t in at.table), *(t.value for t in at.dataframe)]
 
 
+def open_vocabulary(at: AppTest) -> None:
+    """Open Tokenization's Vocabulary tab: only the open tab is drawn, and AppTest sets a tab by its key."""
+    at.session_state["tok_tab"] = "Vocabulary"
+    at.run()
+
+
 def token_table(at: AppTest):
     return next(f for f in frames(at) if "attention_mask" in getattr(f, "columns", []))
 
@@ -128,15 +134,13 @@ def test_only_the_open_tab_is_drawn() -> None:
     at = open_page("pages/tokenization.py")
     downloads = lambda: [b.key for b in at.get("download_button")]  # noqa: E731
     assert "tok_csv" in downloads() and not [w for w in at.number_input if w.key == "voc_start"]
-    at.session_state["tok_tab"] = "Vocabulary"
-    at.run()
+    open_vocabulary(at)
     assert at.number_input(key="voc_start").value == 5000 and "tok_csv" not in downloads()
 
 
 def test_bad_vocabulary_regex_is_a_message() -> None:
     at = open_page("pages/tokenization.py")
-    at.session_state["tok_tab"] = "Vocabulary"  # only the open tab is drawn
-    at.run()
+    open_vocabulary(at)
     at.toggle(key="voc_re").set_value(True).run()
     at.text_input(key="voc_q").set_value("([").run()
     assert not at.exception and "not a valid regular expression" in at.error[0].value
@@ -156,7 +160,6 @@ def test_tokenization_settings_never_run_the_model(model_calls: list[int]) -> No
     at.toggle(key="tok_pad").set_value(True).run()
     at.number_input(key="tok_T").set_value(40).run()
     at.text_area(key="tok_text").set_value("Another text entirely.").run()
-    at.session_state["tok_tab"] = "Vocabulary"
-    at.run()
+    open_vocabulary(at)
     at.text_input(key="voc_q").set_value("bank").run()
     assert not at.exception and model_calls == []  # tokenizing needs no forward pass

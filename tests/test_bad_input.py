@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_app import open_page
+from test_app import open_page, open_vocabulary
 
 from bertviz_core.corpora import news_topics
 
@@ -43,8 +43,7 @@ def upload(data: bytes) -> Callable[[AppTest], object]:
 
 def vocabulary_regex(pattern: str) -> Callable[[AppTest], object]:
     def act(at: AppTest) -> None:
-        at.session_state["tok_tab"] = "Vocabulary"  # only the open tab is drawn
-        at.run()
+        open_vocabulary(at)
         at.toggle(key="voc_re").set_value(True).run()
         at.text_input(key="voc_q").set_value(pattern).run()
     return act
