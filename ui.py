@@ -7,6 +7,7 @@ are cached with bounded ``st.cache_data`` as numpy arrays and pandas frames.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 import threading
@@ -20,11 +21,14 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
+from bertviz_core.corpora import Table, read_table
 from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices, describe
+from bertviz_core.pooling_grid import Cell, CellResult, cell_vectors, score_cell
 from bertviz_core.word_vectors import Occurrence, occurrences
 
 if TYPE_CHECKING:
-    from bertviz_core.encoder import Encoder, Encoding
+    from bertviz_core.encoder import Encoder
+    from bertviz_core.encoding import Encoding
 
 CUSTOM = "Custom id or path…"
 ACTIVE = "_active_model"  # session key: the (model, device) this session uses, checked when chosen
@@ -61,7 +65,7 @@ def model_info(model: str, device: str) -> ModelInfo:
     return info if info is not None else get_encoder(model, device).info
 
 
-def through_navigation() -> None:
+def ensure_app_navigation() -> None:
     """Call first on every page: make sure app.py's st.navigation (and its sidebar) serves it.
 
     Streamlit treats a folder named pages/ beside the entry point as a legacy multipage app until
@@ -206,6 +210,23 @@ def tokenize_text(key: tuple[str, str], text: str, text_pair: str | None, pad_to
     return get_encoder(*key).tokenize(text, text_pair, pad_to)
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def parse_upload(data: bytes, limit: int) -> Table:
+    """Cached ``corpora.read_table`` of an uploaded file's bytes."""
+    return read_table(data, limit)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def pooling_cell(key: tuple[str, str], corpus_id: str, labels_id: str | None, cell: Cell,
+                 _pooled: dict[str, np.ndarray], _labels: list[str] | None) -> CellResult:
+    """Cached ``pooling_grid.score_cell`` of one (strategy, layer) of a pooled corpus.
+
+    Keyed by content digests (``corpus_id``, ``labels_id``, None when unscored) computed once per run:
+    hashing the vectors or labels on every call of a 20-panel grid would cost more than the lookup saves.
+    """
+    return score_cell(cell_vectors(_pooled, cell), _labels if labels_id else None)
+
+
 STATIC_ROWS = 128  # tables up to this many rows are static; longer ones scroll in a data grid
 
 
@@ -220,19 +241,20 @@ def markdown_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return safe.rename(columns=as_typed)
 
 
-def table(frame: pd.DataFrame, height: int = 600, row_css: pd.Series | None = None) -> None:
-    """A table without its index, numbers to 3 decimals, text shown as typed; ``row_css`` (CSS per row,
-    aligned with the frame's index) styles whole rows. Up to ``STATIC_ROWS`` rows it is static, which
-    redraws at once when a setting changes (a scrolling data grid takes ~0.25 s more); longer ones
-    scroll in a grid of ``height`` px."""
+def table(frame: pd.DataFrame, key: str, height: int = 600, row_css: pd.Series | None = None) -> None:
+    """A table without its index, numbers to 3 decimals, text shown as typed, in a container keyed ``key`` (tests find it by
+    that key); ``row_css`` (CSS per row, aligned with the frame's index) styles whole rows. Up to
+    ``STATIC_ROWS`` rows it is static, which redraws at once when a setting changes (a scrolling data
+    grid takes ~0.25 s more); longer ones scroll in a grid of ``height`` px."""
     static = len(frame) <= STATIC_ROWS
     styler = (markdown_safe(frame) if static else frame).style.format(precision=3)  # st.table renders Markdown
     if row_css is not None:
         styler = styler.apply(lambda row: [row_css[row.name]] * len(row), axis=1)
-    if static:
-        st.table(styler, hide_index=True)
-    else:
-        st.dataframe(styler, hide_index=True, width="stretch", height=height)
+    with st.container(key=key):
+        if static:
+            st.table(styler, hide_index=True)
+        else:
+            st.dataframe(styler, hide_index=True, width="stretch", height=height)
 
 
 MAX_LINK_VALUE = 2000  # characters of one setting in a shared link; longer texts stay out of it
@@ -258,6 +280,16 @@ def teaching_panel(what: str, code: str) -> None:
         if too_long:
             st.caption(f"Left out of the link, being longer than {MAX_LINK_VALUE:,} characters: "
                        f"{', '.join(too_long)}. Whoever opens it sees the default text there; paste yours in.")
+
+
+def download_npy(array: np.ndarray, label: str, file_name: str, key: str) -> None:
+    """A NumPy .npy download button for an array, written only when clicked."""
+    def npy() -> bytes:
+        buffer = io.BytesIO()
+        np.save(buffer, array)
+        return buffer.getvalue()
+
+    st.download_button(label, npy, file_name=file_name, key=key, on_click="ignore")
 
 
 def download_csv(frame: pd.DataFrame, label: str, file_name: str, key: str) -> None:

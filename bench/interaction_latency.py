@@ -18,10 +18,15 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
+
+from bertviz_core import describe  # noqa: E402
+from bertviz_core.figures import layer_label  # noqa: E402
+from bertviz_core.page_registry import PAGES  # noqa: E402
 
 OBSERVE = """() => {
   window.__last = 0; window.__input = 0;
@@ -63,13 +68,26 @@ def multiselect_last(label: str, option: str) -> Callable[[Page, int], None]:
 
 
 GRID_ALONE = "pooling's grid figure alone (no model)"
-PAGES: dict[str, tuple[str, Callable[[Page, int], None]]] = {
-    "tokenization (padding toggle)": ("tokenization", toggle("Pad to a fixed length T")),
-    "layer values (layer)": ("layer_values?lv_layer=4", slider),
-    "word in context (strategy)": ("word_similarity", select("Word vector", ("layer 1", "layer 2"))),
-    "sentence pooling (layers)": ("sentence_pooling", multiselect_last("Layers", "layer 6")),
-    "compare sentences (layer)": ("compare_sentences?cs_layer=4", slider),
+TOP_LAYER = layer_label(describe().num_layers)  # the bundled model's last layer, which the grid shows by default
+# Per page of the registry (by URL path): (what is changed, query string, how), or None for a page without
+# settings. A page missing here stops the bench, so a new page cannot be left out.
+CHANGES: dict[str, tuple[str, str, Callable[[Page, int], None]] | None] = {
+    "": None,
+    "tokenization": ("padding toggle", "", toggle("Pad to a fixed length T")),
+    "layer_values": ("layer", "?lv_layer=4", slider),
+    "word_similarity": ("strategy", "", select("Word vector", ("layer 1", "layer 2"))),
+    "sentence_pooling": ("layers", "", multiselect_last("Layers", TOP_LAYER)),
+    "compare_sentences": ("layer", "?cs_layer=4", slider),
 }
+
+
+def page_changes() -> dict[str, tuple[str, Callable[[Page, int], None]]]:
+    """{bench row name: (URL path and query, action)} for every page of the registry that has settings."""
+    missing = [entry.file for entry in PAGES if entry.url_path not in CHANGES]
+    if missing:
+        raise SystemExit(f"bench/interaction_latency.py has no change for {', '.join(missing)}: add it to CHANGES.")
+    return {f"{entry.title.lower()} ({what})": (entry.url_path + query, act)
+            for entry in PAGES if (change := CHANGES[entry.url_path]) for what, query, act in [change]}
 
 
 def measure(page: Page, act: Callable[[Page, int], None], changes: int) -> list[float]:
@@ -95,19 +113,20 @@ def main() -> None:
     parser.add_argument("--only", default="", help="measure only the pages whose name contains this")
     args = parser.parse_args()
     results: dict[str, list[float]] = {}
+    pages = {name: change for name, change in page_changes().items() if args.only in name}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         with running_app("bench/floor_app.py") as floor:
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             page.goto(floor.url)
             results["floor: one slider, one plotly chart"] = measure(page, slider, args.changes)
-        if any("pooling" in name for name in PAGES if args.only in name):
+        if any("pooling" in name for name in pages):
             with running_app("bench/floor_app.py", env={"BERTVIZ_FLOOR": "grid"}) as grid:
                 page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
                 page.goto(grid.url)
-                results[GRID_ALONE] = measure(page, multiselect_last("Layers", "layer 6"), args.changes)
+                results[GRID_ALONE] = measure(page, multiselect_last("Layers", TOP_LAYER), args.changes)
         with running_app() as app:
-            for name, (path, act) in [(n, v) for n, v in PAGES.items() if args.only in n]:
+            for name, (path, act) in pages.items():
                 page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
                 page.goto(f"{app.url}/{path}")
                 measure(page, act, 2)  # warm the caches this page's changes will hit

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,10 +20,9 @@ import pandas as pd  # noqa: E402
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from bertviz_core import describe  # noqa: E402
 from bertviz_core.corpora import news_topics  # noqa: E402
-from bertviz_core.pooling import POOLINGS  # noqa: E402
-
-LAYERS, HIDDEN = 7, 384  # the bundled model: 6 layers + embeddings, 384 wide
+from bertviz_core.pooling import POOLINGS, supported_strategies  # noqa: E402
 
 
 def memory_mb(pid: int) -> dict[str, float]:
@@ -37,12 +37,15 @@ def main() -> None:
     corpus = news_topics()
     rows = [(f"{t} ({i})", label) for i in range(args.rows // len(corpus) + 1)
             for t, label in zip(corpus.text, corpus.label)][:args.rows]
-    csv = Path("/tmp/bertviz_memory_corpus.csv")
-    pd.DataFrame(rows, columns=["text", "label"]).to_csv(csv, index=False)
-    per_layer = sum(p.per_layer for p in POOLINGS.values())
-    single = len(POOLINGS) - per_layer
-    theoretical = args.rows * HIDDEN * 4 * (per_layer * LAYERS + single) / 2**20
-    with running_app() as app, sync_playwright() as pw:
+    info = describe()  # the bundled model, which the app serves by default
+    layers, hidden = info.num_layers + 1, info.hidden_size
+    strategies = supported_strategies(info.has_pooler)
+    per_layer = sum(POOLINGS[s].per_layer for s in strategies)
+    single = len(strategies) - per_layer
+    theoretical = args.rows * hidden * 4 * (per_layer * layers + single) / 2**20
+    with tempfile.TemporaryDirectory() as folder, running_app() as app, sync_playwright() as pw:
+        csv = Path(folder) / "corpus.csv"
+        pd.DataFrame(rows, columns=["text", "label"]).to_csv(csv, index=False)
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
         page.goto(f"{app.url}/sentence_pooling?sp_source=Upload+a+CSV")
@@ -56,7 +59,7 @@ def main() -> None:
         browser.close()
     budget = idle["VmRSS"] + 2 * theoretical
     print(f"rows {args.rows}; theoretical pooled size {theoretical:.0f} MB "
-          f"({per_layer} per-layer strategies x {LAYERS} layers + {single} single, {HIDDEN} wide, float32)")
+          f"({per_layer} per-layer strategies x {layers} layers + {single} single, {hidden} wide, float32)")
     print(f"idle RSS {idle['VmRSS']:.0f} MB; after the corpus: RSS {after['VmRSS']:.0f} MB, peak {after['VmHWM']:.0f} MB")
     print(f"peak - idle = {after['VmHWM'] - idle['VmRSS']:.0f} MB = "
           f"{(after['VmHWM'] - idle['VmRSS']) / theoretical:.2f}x the theoretical size "

@@ -3,7 +3,9 @@
     .venv/bin/python bench/model_calls.py
 
 Counts every forward pass (Encoder._forward, behind encode, embed and word_vectors) while AppTest
-drives each page: its first render, then a series of setting changes. tests/ asserts the same counts.
+drives each page of the page registry: its first render, then a series of setting changes. A page
+without an entry in CHANGES stops the bench, so a new page cannot be left out. tests/ asserts the
+same counts.
 """
 from __future__ import annotations
 
@@ -15,11 +17,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from call_counter import counting_model_runs  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from bertviz_core.encoder import Encoder  # noqa: E402
+from bertviz_core.page_registry import PAGES  # noqa: E402
 
-CHANGES = {  # page: [(widget kind, key, value), ...] settings that must not run the model
+CHANGES = {  # page's URL path: [(widget kind, key, value), ...] settings that must not run the model
+    "": [],  # the overview has no settings
     "tokenization": [("toggle", "tok_pad", True), ("number_input", "tok_T", 40),
                      ("session_state", "tok_tab", "Vocabulary"), ("toggle", "voc_re", True)],
     "layer_values": [("slider", "lv_layer", 2), ("selectbox", "lv_token", 3), ("radio", "lv_scope", "all tokens"),
@@ -33,35 +37,31 @@ CHANGES = {  # page: [(widget kind, key, value), ...] settings that must not run
 }
 
 
-def count_runs() -> list[int]:
-    runs: list[int] = []
-    original = Encoder._forward
-
-    def counting(self, items, progress=None):  # noqa: ANN001
-        runs.append(len(items))
-        yield from original(self, items, progress)
-
-    Encoder._forward = counting
-    return runs
-
-
 def main() -> None:
-    runs = count_runs()
+    missing = [entry.file for entry in PAGES if entry.url_path not in CHANGES]
+    if missing:
+        raise SystemExit(f"bench/model_calls.py lists no setting changes for {', '.join(missing)}: add them to CHANGES.")
     print(f"{'page':20} {'first render':>13} {'setting changes':>16} {'model runs on them':>19}")
-    for page, changes in CHANGES.items():
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-        at.run()
-        at.switch_page(f"pages/{page}.py").run()
-        first = len(runs)
-        for kind, key, value in changes:
-            if kind == "session_state":  # a lazy tab: AppTest opens it through its key
-                at.session_state[key] = value
-                at.run()
-            else:
-                getattr(at, kind)(key=key).set_value(value).run()
-            assert not at.exception, at.exception
-        print(f"{page:20} {first:13} {len(changes):16} {len(runs) - first:19}")
-        runs.clear()
+    with counting_model_runs() as runs:
+        for entry in PAGES:
+            measure(entry.file, entry.title, CHANGES[entry.url_path], runs)
+
+
+def measure(file: str, title: str, changes: list[tuple[str, str, object]], runs: list[int]) -> None:
+    """Open ``file`` in AppTest, make ``changes`` one by one, and print the model runs before and on them."""
+    runs.clear()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.run()
+    at.switch_page(file).run()
+    first = len(runs)
+    for kind, key, value in changes:
+        if kind == "session_state":  # a lazy tab: AppTest opens it through its key
+            at.session_state[key] = value
+            at.run()
+        else:
+            getattr(at, kind)(key=key).set_value(value).run()
+        assert not at.exception, at.exception
+    print(f"{title:20} {first:13} {len(changes):16} {len(runs) - first:19}")
 
 
 if __name__ == "__main__":

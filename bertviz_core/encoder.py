@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 import torch
 
+from bertviz_core.encoding import Encoding, ModelInput
 from bertviz_core.models import ModelInfo, load_pretrained, max_length, resolve_device, resolve_source
-from bertviz_core.pooling import POOLINGS, Tokens, check_strategies
+from bertviz_core.pooling import POOLINGS, BatchStates, check_strategies
 from bertviz_core.vocab import vocabulary_table
 from bertviz_core.word_vectors import Occurrence, check_word, occurrences
 
@@ -32,19 +33,6 @@ BATCH_LIMITS: dict[str, tuple[int, int]] = {"cpu": (2048, 32), "cuda": (16384, 2
 
 
 @dataclass(frozen=True)
-class Tokenized:
-    """One model input, unpadded: ``n`` tokens with their ids, segments and character offsets."""
-
-    tokens: list[str]
-    ids: list[int]
-    segments: list[int]
-    offsets: list[tuple[int, int]]  # (start, end) into the text of its segment; (0, 0) for specials
-    word_ids: list[int | None]  # unique across a pair; None for special tokens
-    special: list[bool]
-    dropped: int  # tokens removed by truncation to the model's maximum length
-
-
-@dataclass(frozen=True)
 class Batch:
     """One forward pass: which items, hidden (B, L+1, T, H), mask and special (B, T), pooler (B, H) or None."""
 
@@ -53,20 +41,6 @@ class Batch:
     mask: torch.Tensor
     special: torch.Tensor
     pooler: torch.Tensor | None
-
-
-@dataclass(frozen=True)
-class Encoding:
-    """One text through the model. ``hidden_states`` is float32 (num_layers+1, n_tokens, hidden)."""
-
-    text: str
-    tokens: list[str]
-    ids: list[int]
-    offsets: list[tuple[int, int]]
-    word_ids: list[int | None]
-    hidden_states: np.ndarray
-    pooler: np.ndarray | None  # (hidden,) trained pooler output, None when the model has none
-    dropped: int
 
 
 def _check_texts(texts: Sequence[str]) -> list[str]:
@@ -90,7 +64,7 @@ class Encoder:
         self._vocabulary: pd.DataFrame | None = None
 
     # ---- input side -------------------------------------------------------------------
-    def _tokenize_many(self, texts: list[str], pairs: list[str] | None = None) -> list[Tokenized]:
+    def _tokenize_many(self, texts: list[str], pairs: list[str] | None = None) -> list[ModelInput]:
         """Tokenize with [CLS]/[SEP], truncated to ``info.max_length``, counting what was cut."""
         kwargs = dict(return_offsets_mapping=True, return_token_type_ids=True, verbose=False)
         with self._lock:
@@ -105,13 +79,13 @@ class Encoder:
             result[i] = self._tokenized(cut, row, len(full["input_ids"][i]) - len(cut["input_ids"][row]))
         return result
 
-    def _tokenized(self, batch, row: int, dropped: int) -> Tokenized:
+    def _tokenized(self, batch, row: int, dropped: int) -> ModelInput:
         ids = list(batch["input_ids"][row])
         sequence_ids = batch.sequence_ids(row)
         raw_words = batch.word_ids(row)
         first_len = 1 + max((w for w, s in zip(raw_words, sequence_ids) if s == 0 and w is not None), default=-1)
         word_ids = [None if w is None else w + (first_len if s == 1 else 0) for w, s in zip(raw_words, sequence_ids)]
-        return Tokenized(
+        return ModelInput(
             tokens=self.tokenizer.convert_ids_to_tokens(ids),
             ids=ids,
             segments=list(batch["token_type_ids"][row]),
@@ -171,7 +145,7 @@ class Encoder:
 
     # ---- model side -------------------------------------------------------------------
     def _forward(
-        self, items: list[Tokenized], progress: Callable[[int, int], None] | None = None
+        self, items: list[ModelInput], progress: Callable[[int, int], None] | None = None
     ) -> Iterator[Batch]:
         """Run padded, length-sorted batches within the device's ``BATCH_LIMITS``."""
         budget, max_batch = BATCH_LIMITS[self.info.device]
@@ -235,7 +209,7 @@ class Encoder:
         """Sentence vectors by every pooling strategy at every layer, in one forward pass per batch.
 
         Returns {strategy: float32 (n_texts, layers, dim)}: ``layers`` is num_layers+1 for per-layer
-        strategies and 1 for layer-independent ones (pooler, first_last_avg). Only pooled vectors are
+        strategies and 1 for layer-independent ones; ``POOLINGS[name].at(array, layer)`` reads either. Only pooled vectors are
         kept, never all token states. ``progress(texts done, total)`` is called after each batch.
         """
         texts = _check_texts(texts)
@@ -245,9 +219,9 @@ class Encoder:
         out = {name: np.zeros((len(texts), layers if POOLINGS[name].per_layer else 1, hidden), dtype=np.float32)
                for name in names}
         for batch in self._forward(items, progress):
-            tokens = Tokens(batch.hidden, batch.mask, batch.special, batch.pooler)
+            states = BatchStates(batch.hidden, batch.mask, batch.special, batch.pooler)
             for name in names:
-                out[name][batch.indices] = POOLINGS[name].fn(tokens).float().cpu().numpy()
+                out[name][batch.indices] = POOLINGS[name].fn(states).float().cpu().numpy()
         return out
 
     def word_vectors(self, texts: Sequence[str], word: str, subword: str = "mean") -> list[Occurrence]:

@@ -25,9 +25,10 @@ def plains(texts: Iterable[str]) -> list[str]:
     return [plain(t) for t in texts]
 
 
-def layer_label(layer: int) -> str:
-    """Layer 0 is the embedding layer's output; layer k the output of transformer layer k."""
-    return "0 · embeddings" if layer == 0 else f"layer {layer}"
+def layer_label(layer: int | None) -> str:
+    """Layer 0 is the embedding layer's output, layer k the output of transformer layer k; None is a
+    layer-independent strategy's single vector."""
+    return "one vector" if layer is None else "0 · embeddings" if layer == 0 else f"layer {layer}"
 
 
 def histogram_figure(counts: np.ndarray, edges: np.ndarray, title: str) -> go.Figure:
@@ -85,6 +86,14 @@ def heatmap_figure(
                       margin=dict(l=10, r=10, t=60, b=10), yaxis_autorange="reversed",
                       xaxis_type="category", yaxis_type="category")
     return fig
+
+
+def score_grid_figure(scores: pd.DataFrame, title: str, best_cell: tuple[int, int] | None) -> go.Figure:
+    """A table of scores (rows x columns, e.g. strategy x layer) as an annotated green heatmap, the
+    ``best_cell`` (row, column) boxed in red."""
+    return heatmap_figure(scores.to_numpy(dtype=float), [str(c) for c in scores.columns],
+                          [str(i) for i in scores.index], title, colorscale="Greens", annotate=True,
+                          best_cell=best_cell)
 
 
 def pair_curves_figure(curves: pd.DataFrame, same_sense: dict[str, bool | None], title: str) -> go.Figure:
@@ -159,10 +168,10 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
 
 
 def ranking_figure(names: Sequence[str], scores: Sequence[float], band: tuple[float, float, float] | None,
-                   title: str, higher_is_similar: bool = True) -> go.Figure:
-    """Horizontal bars, most similar on top; ``band`` (p5, median, p95) of random pairs shaded behind."""
-    order = np.argsort(scores)[::-1] if higher_is_similar else np.argsort(scores)
-    fig = go.Figure(go.Bar(x=np.asarray(scores)[order], y=plains(names[i] for i in order), orientation="h",
+                   title: str) -> go.Figure:
+    """Horizontal bars in the given order, top to bottom (pass them most similar first); ``band``
+    (p5, median, p95) of random pairs shaded behind."""
+    fig = go.Figure(go.Bar(x=list(scores), y=plains(names), orientation="h",
                            marker_color="#4f46e5", hovertemplate="%{y}<br>%{x:.3f}<extra></extra>"))
     if band is not None:
         lo, mid, hi = band

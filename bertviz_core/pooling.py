@@ -1,8 +1,11 @@
 """The registry of sentence pooling strategies: token states of a batch -> one vector per text.
 
-Every strategy takes a batch's ``Tokens`` (hidden states, masks, pooler output) and returns
+Every strategy takes a batch's ``BatchStates`` (hidden states, masks, pooler output) and returns
 (B, layers, H): ``layers`` is L+1 for per-layer strategies and 1 for layer-independent ones
-(``per_layer=False``), which pages show once instead of per layer.
+(``per_layer=False``). Whether a strategy has a layer is decided here and nowhere else:
+``Pooling.layer_of`` maps a requested layer to the one it uses (None: no layer choice), and
+``Pooling.at`` reads a strategy's vectors at a layer from ``Encoder.embed``'s output.
+A new strategy is one entry in ``POOLINGS``; every page, download and recipe picks it up.
 """
 from __future__ import annotations
 
@@ -10,12 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
+import numpy as np
 import torch
 
 Tensor = torch.Tensor
 
 
-class Tokens:
+class BatchStates:
     """One batch's token states, with the reductions that several strategies share computed once.
 
     hidden (B, L+1, T, H); mask and special (B, T), 1 = real token / [CLS] or [SEP]; pooler (B, H) or None.
@@ -24,19 +28,18 @@ class Tokens:
     def __init__(self, hidden: Tensor, mask: Tensor, special: Tensor, pooler: Tensor | None) -> None:
         self.hidden, self.mask, self.special, self.pooler = hidden, mask, special, pooler
 
-    def masked_sum(self, mask: Tensor) -> tuple[Tensor, Tensor]:
-        """Sum over the tokens where ``mask`` is 1, per layer, and their count: (B, L+1, H), (B, 1, 1)."""
-        weights = mask.to(self.hidden.dtype)
-        return torch.einsum("blth,bt->blh", self.hidden, weights), weights.sum(1)[:, None, None].clamp(min=1e-9)
+    def weighted_mean(self, weights: Tensor) -> Tensor:
+        """Mean over tokens weighted by (B, T) ``weights`` (0 = left out), per layer: (B, L+1, H).
 
-    @cached_property
-    def total(self) -> tuple[Tensor, Tensor]:
-        return self.masked_sum(self.mask)
+        The weight total is clamped at 1e-9, as sentence-transformers does, so a text with no
+        weighted token gives zeros rather than NaN."""
+        weights = weights.to(self.hidden.dtype)
+        total = torch.einsum("blth,bt->blh", self.hidden, weights)
+        return total / weights.sum(1)[:, None, None].clamp(min=1e-9)
 
     @cached_property
     def mean(self) -> Tensor:
-        total, count = self.total
-        return total / count
+        return self.weighted_mean(self.mask)
 
     def max(self) -> Tensor:
         floor = torch.finfo(self.hidden.dtype).min
@@ -45,46 +48,56 @@ class Tokens:
 
 @dataclass(frozen=True)
 class Pooling:
-    """One strategy: ``fn(tokens) -> (B, layers, H)``, a description, and its plain-torch expression
-    for one text's ``states`` (layers+1, tokens, hidden) in the teaching panel."""
+    """One strategy: ``fn(states) -> (B, layers, H)`` and ``code``, its plain-torch expression for one
+    text's ``states`` (layers+1, tokens, hidden) in the teaching panel."""
 
-    fn: Callable[[Tokens], Tensor]
+    fn: Callable[[BatchStates], Tensor]
     per_layer: bool
-    description: str
     code: str
     needs_pooler: bool = False
 
+    def layer_of(self, layer: int) -> int | None:
+        """The layer this strategy reads when ``layer`` is asked for: that layer, or None when it has no layer."""
+        return layer if self.per_layer else None
 
-def _mean_no_special(t: Tokens) -> Tensor:
-    total, count = t.masked_sum(t.mask * (1 - t.special))
-    return total / count
+    def at(self, pooled: np.ndarray, layer: int | None) -> np.ndarray:
+        """This strategy's vectors at ``layer`` from its (texts, layers, H) output of ``embed``: (texts, H).
+        A layer-independent strategy ignores ``layer`` (None, as ``layer_of`` gives it)."""
+        return pooled[:, layer if self.per_layer else 0]
+
+
+def _mean_no_special(t: BatchStates) -> Tensor:
+    return t.weighted_mean(t.mask * (1 - t.special))
+
+
+def _mean_sqrt_len(t: BatchStates) -> Tensor:
+    count = t.mask.sum(1).to(t.hidden.dtype)[:, None, None]
+    return t.mean * count.sqrt()  # = the sum over tokens divided by the square root of their number
 
 
 POOLINGS: dict[str, Pooling] = {
-    "cls": Pooling(lambda t: t.hidden[:, :, 0], True, "the [CLS] token's hidden state", "states[:, 0]"),
-    "mean": Pooling(lambda t: t.mean, True,
-                    "mean over all tokens, [CLS] and [SEP] included (as sentence-transformers does)",
-                    "states.mean(1)"),
-    "mean_no_special": Pooling(_mean_no_special, True, "mean over the tokens without [CLS] and [SEP]",
-                               "states[:, 1:-1].mean(1)"),
-    "max": Pooling(Tokens.max, True, "element-wise max over all tokens", "states.max(1).values"),
-    "mean_sqrt_len": Pooling(lambda t: t.total[0] / t.total[1].sqrt(), True,
-                             "sum over tokens divided by the square root of their number",
-                             "states.sum(1) / states.shape[1] ** 0.5"),
-    "pooler": Pooling(lambda t: t.pooler[:, None], False,
-                      "the trained pooler: tanh(W · last-layer [CLS] + b); one vector, no layer choice",
-                      "outputs.pooler_output[0]", needs_pooler=True),
+    "cls": Pooling(lambda t: t.hidden[:, :, 0], True, "states[:, 0]"),
+    "mean": Pooling(lambda t: t.mean, True, "states.mean(1)"),  # [CLS] and [SEP] included, as sentence-transformers
+    "mean_no_special": Pooling(_mean_no_special, True, "states[:, 1:-1].mean(1)"),
+    "max": Pooling(BatchStates.max, True, "states.max(1).values"),
+    "mean_sqrt_len": Pooling(_mean_sqrt_len, True, "states.sum(1) / states.shape[1] ** 0.5"),
+    # the trained pooler, tanh(W · last-layer [CLS] + b): one vector, no layer choice
+    "pooler": Pooling(lambda t: t.pooler[:, None], False, "outputs.pooler_output[0]", needs_pooler=True),
+    # Layer 0 (the embeddings) and the last layer, both mean-pooled. SimCSE's code once took
+    # hidden_states[0] where the BERT-flow paper meant the first transformer layer; here it is layer 0.
     "first_last_avg": Pooling(lambda t: ((t.mean[:, 0] + t.mean[:, -1]) / 2)[:, None], False,
-                              "average of the embedding layer's (hidden_states[0]) and the last layer's mean pools. "
-                              "SimCSE's code once took hidden_states[0] where the BERT-flow paper meant the first "
-                              "transformer layer, hidden_states[1]; here it is explicitly layer 0 and layer L",
                               "(states[0].mean(0) + states[-1].mean(0)) / 2"),
 }
 
 
+def supported_strategies(has_pooler: bool) -> list[str]:
+    """The strategies a model can compute, in registry order: all but those needing pooler weights it lacks."""
+    return [name for name, p in POOLINGS.items() if has_pooler or not p.needs_pooler]
+
+
 def check_strategies(strategies: list[str] | None, has_pooler: bool) -> list[str]:
     """The strategies to compute: all that the model supports when ``None``; ValueError for unknown ones."""
-    available = [name for name, p in POOLINGS.items() if has_pooler or not p.needs_pooler]
+    available = supported_strategies(has_pooler)
     if strategies is None:
         return available
     unknown = [s for s in strategies if s not in POOLINGS]

@@ -1,6 +1,7 @@
 """Plain transformers code that reproduces what a view shows, for a reader's own notebook."""
 from __future__ import annotations
 
+from bertviz_core.comparison import FIT_ROWS, rows_code
 from bertviz_core.corpora import NEWS_TOPICS_CSV
 from bertviz_core.models import ModelInfo
 
@@ -105,21 +106,21 @@ def sentence_pooling(info: ModelInfo, texts: list[str], pooling_code: str, layer
 
 
 def compare_sentences(info: ModelInfo, texts: list[str], pooling_code: str, layer: int | None,
-                      correction: str, k: int | None = None) -> str:
+                      correction: str, axes: int | None = None) -> str:
     """Sentence vectors for one pooling strategy and layer, optionally corrected, then cosines.
 
-    Corrections are fitted, as in the app, on every other sentence of the built-in corpus.
+    Corrections are fitted, as in the app, on the built-in corpus' ``FIT_ROWS``.
     """
     reference = (
         "import pandas as pd\n"
         f"corpus = pd.read_csv({str(NEWS_TOPICS_CSV)!r})  # the app's built-in corpus; or your own texts\n"
-        "reference = pooled(list(corpus['text'])[::2])\n"
+        f"reference = pooled(list(corpus['text']){rows_code(FIT_ROWS)})\n"
     )
     fix = {
         "none": "",
         "mean-centering": reference + "vectors = vectors - reference.mean(0)\n",
         "whitening": reference + "from sklearn.decomposition import PCA\n"
-        f"whiten = PCA(n_components={k or 'min(reference.shape[0] - 1, reference.shape[1])'}, whiten=True,"
+        f"whiten = PCA(n_components={axes or 'min(reference.shape[0] - 1, reference.shape[1])'}, whiten=True,"
         " svd_solver='full')\n"
         "vectors = whiten.fit(reference).transform(vectors)\n",
     }[correction]

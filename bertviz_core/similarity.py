@@ -1,4 +1,5 @@
-"""Similarity between vectors: the metrics registry, matrices, per-layer pair curves, sense scores."""
+"""Similarity between vectors: the metrics registry, matrices, per-layer pair curves, sense scores,
+class separation, and the anisotropy corrections with their random-pair baseline."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -11,7 +12,6 @@ from sklearn.decomposition import PCA
 from sklearn.metrics import roc_auc_score, silhouette_score
 from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances
 
-from bertviz_core.word_vectors import Occurrence, Reducer, stack
 
 
 @dataclass(frozen=True)
@@ -63,14 +63,28 @@ def sense_scores(vectors: np.ndarray, senses: Sequence[str]) -> dict[str, float]
             "auc": float(roc_auc_score(same.astype(int), values))}
 
 
-def score_grid(per_layer_by_rule: dict[str, np.ndarray], strategies: dict[str, Callable], senses: Sequence[str],
-               score: str = "auc") -> pd.DataFrame:
-    """``score`` for every subword rule (rows) x word-vector strategy (columns).
+UNKNOWN_SENSE = "?"  # an occurrence nobody labelled: left out of every sense score
 
-    ``per_layer_by_rule`` maps a rule name to its (n, layers+1, hidden) occurrence vectors.
+
+def same_sense_pairs(senses: Sequence[str]) -> dict[tuple[int, int], bool | None]:
+    """For every pair (i < j) of occurrences: True for one sense, False for two, None when one is unknown."""
+    return {(i, j): None if UNKNOWN_SENSE in (senses[i], senses[j]) else senses[i] == senses[j]
+            for i, j in combinations(range(len(senses)), 2)}
+
+
+def score_grid(per_layer_by_rule: dict[str, np.ndarray], strategies: dict[str, Callable], senses: Sequence[str],
+               score: str = "auc") -> pd.DataFrame | None:
+    """``score`` for every subword rule (rows) x word-vector strategy (columns), over the labelled occurrences.
+
+    ``per_layer_by_rule`` maps a rule name to its (n, layers+1, hidden) occurrence vectors; occurrences
+    whose sense is ``UNKNOWN_SENSE`` are left out. None when fewer than two senses are labelled.
     """
+    known = np.array([s != UNKNOWN_SENSE for s in senses], dtype=bool)
+    labelled = [s for s in senses if s != UNKNOWN_SENSE]
+    if len(set(labelled)) < 2:
+        return None
     return pd.DataFrame(
-        {name: [sense_scores(fn(v), senses)[score] for v in per_layer_by_rule.values()]
+        {name: [sense_scores(fn(v[known]), labelled)[score] for v in per_layer_by_rule.values()]
          for name, fn in strategies.items()},
         index=list(per_layer_by_rule),
     )
@@ -79,16 +93,21 @@ def score_grid(per_layer_by_rule: dict[str, np.ndarray], strategies: dict[str, C
 SILHOUETTE_SAMPLE = 2000  # texts; larger corpora are scored on a fixed random sample
 
 
+def unscorable(labels: Sequence[str]) -> str | None:
+    """Why the labels cannot be scored for separation ("one class", "no shared class"), or None when they can."""
+    classes = len(set(labels))
+    return "one class" if classes < 2 else "no shared class" if classes >= len(labels) else None
+
+
 def separation(vectors: np.ndarray, labels: Sequence[str]) -> float:
     """Silhouette of the labels on the full-dimensional (n, dim) vectors, cosine metric (scikit-learn).
 
-    From -1 to 1; higher means the classes form tighter, better separated groups. NaN when there
-    are fewer than two classes or every text is its own class.
+    From -1 to 1; higher means the classes form tighter, better separated groups. NaN when
+    ``unscorable(labels)``: fewer than two classes, or every text its own class.
     """
-    labels = np.asarray(labels)
-    classes = len(set(labels.tolist()))
-    if classes < 2 or classes >= len(labels):
+    if unscorable(list(labels)):
         return float("nan")
+    labels = np.asarray(labels)
     sample = min(len(labels), SILHOUETTE_SAMPLE) if len(labels) > SILHOUETTE_SAMPLE else None
     return float(silhouette_score(np.asarray(vectors, dtype=np.float64), labels, metric="cosine",
                                   sample_size=sample, random_state=0))
@@ -105,37 +124,37 @@ def best_cell(scores: pd.DataFrame) -> tuple[int, int] | None:
 
 # ---- anisotropy: post-processing fitted on a reference corpus ---------------------------------
 
-def _fit_nothing(corpus: np.ndarray, k: int | None) -> Callable[[np.ndarray], np.ndarray]:
+def _fit_nothing(corpus: np.ndarray, axes: int | None) -> Callable[[np.ndarray], np.ndarray]:
     return lambda x: np.asarray(x, dtype=np.float64)
 
 
-def _fit_centering(corpus: np.ndarray, k: int | None) -> Callable[[np.ndarray], np.ndarray]:
+def _fit_centering(corpus: np.ndarray, axes: int | None) -> Callable[[np.ndarray], np.ndarray]:
     mean = np.asarray(corpus, dtype=np.float64).mean(axis=0)
     return lambda x: np.asarray(x, dtype=np.float64) - mean
 
 
-def _fit_whitening(corpus: np.ndarray, k: int | None) -> Callable[[np.ndarray], np.ndarray]:
+def _fit_whitening(corpus: np.ndarray, axes: int | None) -> Callable[[np.ndarray], np.ndarray]:
     corpus = np.asarray(corpus, dtype=np.float64)
     rank = min(corpus.shape[0] - 1, corpus.shape[1])  # a covariance of n vectors has rank at most n-1
-    pca = PCA(n_components=min(k or rank, rank), whiten=True, svd_solver="full").fit(corpus)
+    pca = PCA(n_components=min(axes or rank, rank), whiten=True, svd_solver="full").fit(corpus)
     return lambda x: pca.transform(np.asarray(x, dtype=np.float64))
 
 
 CORRECTIONS: dict[str, Callable[[np.ndarray, int | None], Callable[[np.ndarray], np.ndarray]]] = {
-    # name -> fit(corpus (n, d), k) -> transform((m, d)) -> (m, d or k)
+    # name -> fit(corpus (n, d), axes) -> transform((m, d)) -> (m, d or axes)
     "none": _fit_nothing,
     "mean-centering": _fit_centering,  # subtract the corpus mean vector
-    "whitening": _fit_whitening,  # (x - mean) rotated onto the top-k principal axes, each scaled to unit variance
+    "whitening": _fit_whitening,  # (x - mean) rotated onto the top principal axes, each scaled to unit variance
 }
 
 
-def fit_correction(name: str, corpus: np.ndarray, k: int | None = None) -> Callable[[np.ndarray], np.ndarray]:
-    """Fit a correction on (n, d) reference vectors; ``k`` keeps the top-k axes when whitening."""
+def fit_correction(name: str, corpus: np.ndarray, axes: int | None = None) -> Callable[[np.ndarray], np.ndarray]:
+    """Fit a correction on (n, d) reference vectors; ``axes`` keeps that many top axes when whitening (None: all)."""
     if name not in CORRECTIONS:
         raise ValueError(f"Unknown correction '{name}'. Choose one of: {', '.join(CORRECTIONS)}.")
     if name != "none" and len(corpus) < 2:
         raise ValueError("A correction needs a reference corpus of at least two texts.")
-    return CORRECTIONS[name](corpus, k)
+    return CORRECTIONS[name](corpus, axes)
 
 
 def random_pair_baseline(vectors: np.ndarray, metric: str = "cosine", rows: int = 300, seed: int = 0) -> np.ndarray:
@@ -157,25 +176,3 @@ def baseline_band(baseline: np.ndarray) -> tuple[float, float, float]:
 def share_below(baseline: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """For each score, the share of baseline values below it: (m,) in [0, 1]."""
     return np.searchsorted(np.sort(baseline), scores) / len(baseline)
-
-
-# The tutorial's comparisons of "bank" in its sentence: occurrence pairs (in order: vault, robber,
-# river) and the cosine it reports for bert-base-uncased with the sum of the last four layers.
-TUTORIAL_PAIRS: tuple[tuple[int, int, str, float | None], ...] = (
-    (0, 1, "bank vault ↔ bank robber (same sense)", 0.94),
-    (1, 2, "bank robber ↔ river bank (different senses)", 0.69),
-    (0, 2, "bank vault ↔ river bank (different senses)", None),
-)
-
-
-def tutorial_comparison(found: Sequence[Occurrence], sentence: int, strategy: Reducer) -> list[dict]:
-    """The tutorial's three "bank" comparisons for the occurrences in text ``sentence``.
-
-    Returns rows: comparison, tutorial (its reported cosine, or None), this_model (our cosine).
-    """
-    banks = [o for o in found if o.sentence == sentence]
-    if len(banks) != 3:
-        return []
-    sims = similarity_matrix(strategy.fn(stack(banks)))
-    return [{"comparison": name, "tutorial": reported, "this_model": float(sims[i, j])}
-            for i, j, name, reported in TUTORIAL_PAIRS]

@@ -61,13 +61,11 @@ def token_norms(hidden_states: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class OutlierRule:
-    """Dimension d is an outlier in layer l when |h[l, t, d] - mean_l| > k * std_l for more than
-    ``share`` of the tokens t, where mean_l and std_l are over all tokens and dimensions of layer l.
-    It is listed when that holds in at least ``min_layers`` layers."""
+    """Dimension d is an outlier in layer l when |h[l, t, d] - mean_l| > z * std_l for more than
+    ``share`` of the tokens t, where mean_l and std_l are over all tokens and dimensions of layer l."""
 
-    k: float = 4.0
+    z: float = 3.0
     share: float = 0.5
-    min_layers: int = 1
 
 
 def outlier_mask(hidden_states: np.ndarray, rule: OutlierRule = OutlierRule()) -> np.ndarray:
@@ -75,12 +73,12 @@ def outlier_mask(hidden_states: np.ndarray, rule: OutlierRule = OutlierRule()) -
     h = hidden_states.astype(np.float64)
     mean = h.mean(axis=(1, 2), keepdims=True)
     std = h.std(axis=(1, 2), keepdims=True)
-    extreme = np.abs(h - mean) > rule.k * np.where(std > 0, std, np.inf)  # (L+1, T, H)
+    extreme = np.abs(h - mean) > rule.z * np.where(std > 0, std, np.inf)  # (L+1, T, H)
     return extreme.mean(axis=1) > rule.share
 
 
 def outlier_dimensions(hidden_states: np.ndarray, rule: OutlierRule = OutlierRule()) -> pd.DataFrame:
-    """The outlier dimensions under ``rule``, most persistent first.
+    """The dimensions that are outliers under ``rule`` in at least one layer, most persistent first.
 
     Columns: dimension, layers (where it is an outlier), n_layers, mean_value (signed mean over
     tokens and those layers), max_abs_z (largest |value - mean_l| / std_l over tokens and layers).
@@ -91,7 +89,7 @@ def outlier_dimensions(hidden_states: np.ndarray, rule: OutlierRule = OutlierRul
     std = np.where((s := h.std(axis=(1, 2), keepdims=True)) > 0, s, np.inf)
     z = np.abs(h - mean) / std  # (L+1, T, H)
     rows = []
-    for d in np.flatnonzero(mask.sum(axis=0) >= rule.min_layers):
+    for d in np.flatnonzero(mask.any(axis=0)):
         layers = np.flatnonzero(mask[:, d])
         rows.append({
             "dimension": int(d),

@@ -12,14 +12,10 @@ import difflib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from bertviz_core.encoder import Encoding
-
-
+from bertviz_core.encoding import Encoding
 
 @dataclass(frozen=True)
 class Reducer:

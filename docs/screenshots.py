@@ -1,6 +1,8 @@
-"""Take a screenshot of every page with its defaults, for the README: docs/<page>.png.
+"""Take a screenshot of every page of the page registry, for the README: docs/<page file stem>.png.
 
     .venv/bin/python docs/screenshots.py        (or: make screenshots)
+
+Each page opens with its defaults, or with the settings named in SETTINGS.
 """
 from __future__ import annotations
 
@@ -8,27 +10,25 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests")]
 
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-PAGES = {  # file name: (url path, viewport height)
-    "overview": ("", 900),
-    "tokenization": ("tokenization", 1500),
-    "layer_values": ("layer_values", 1500),
-    "word_similarity": ("word_similarity", 1700),
-    "sentence_pooling": ("sentence_pooling", 1500),
-    "compare_sentences": ("compare_sentences?cs_correct=whitening", 1500),
-}
+from bertviz_core.page_registry import PAGES  # noqa: E402
+
+HEIGHT = 1500  # viewport height, px, unless HEIGHTS says otherwise
+HEIGHTS = {"": 900, "word_similarity": 1700}  # by URL path
+SETTINGS = {"compare_sentences": "?cs_correct=whitening"}  # by URL path: a query string to open the page with
 
 
 def main() -> None:
     with running_app() as app, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        for name, (path, height) in PAGES.items():
-            page = browser.new_context(viewport={"width": 1400, "height": height}).new_page()
-            page.goto(f"{app.url}/{path}")
+        for entry in PAGES:
+            name, path = Path(entry.file).stem, entry.url_path
+            page = browser.new_context(viewport={"width": 1400, "height": HEIGHTS.get(path, HEIGHT)}).new_page()
+            page.goto(f"{app.url}/{path}{SETTINGS.get(path, '')}")
             wait_idle(page, settle_ms=1500)
             if page.locator("[data-testid='stException']").count():
                 raise SystemExit(f"{name}: the page shows an exception")

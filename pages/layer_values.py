@@ -8,16 +8,17 @@ from ui import (
     download_csv,
     encode_texts,
     encoder,
+    ensure_app_navigation,
     model_key,
+    table,
     teaching_panel,
-    through_navigation,
 )
 
-through_navigation()
+ensure_app_navigation()
 
 
 info = encoder().info
-L = info.num_layers
+num_layers = info.num_layers
 st.title("📊 Layer values")
 text = st.text_area("Text", TUTORIAL, key="lv_text", bind="query-params", max_chars=50_000, height=80)
 if not text.strip():
@@ -25,7 +26,7 @@ if not text.strip():
     st.stop()
 
 (encoding,) = encode_texts(model_key(), (text,))
-states = encoding.hidden_states  # (L+1, T, H)
+states = encoding.hidden_states  # (layers+1, tokens, hidden)
 labels = [f"{i} · {t}" for i, t in enumerate(encoding.tokens)]
 if encoding.dropped:
     st.warning(f"The text is longer than the model's {info.max_length} tokens: {encoding.dropped} tokens "
@@ -37,11 +38,11 @@ def explore(states, labels: list[str], text: str) -> None:
     c1, c2 = st.columns(2)
     token = c1.selectbox("Token", range(len(labels)), index=min(5, len(labels) - 1), format_func=labels.__getitem__,
                          key="lv_token", bind="query-params")
-    layer = c2.slider("Layer (0 = the embedding layer's output)", 0, L, min(5, L), key="lv_layer",
+    layer = c2.slider("Layer (0 = the embedding layer's output)", 0, num_layers, min(5, num_layers), key="lv_layer",
                       bind="query-params")
     teaching_panel(
-        f"Every token has {L + 1} hidden states: the embedding layer's output (layer 0) and one per transformer "
-        f"layer ({L + 1} = embeddings + {L} layers). Each is a vector of {info.hidden_size} numbers.  \n"
+        f"Every token has {num_layers + 1} hidden states: the embedding layer's output (layer 0) and one per transformer "
+        f"layer ({num_layers + 1} = embeddings + {num_layers} layers). Each is a vector of {info.hidden_size} numbers.  \n"
         "Below: how those numbers are distributed, how that changes with depth, and which dimensions stand out.",
         recipes.layer_values(info, text, token, layer),
     )
@@ -65,29 +66,29 @@ def explore(states, labels: list[str], text: str) -> None:
     stats_table = stats.layer_stats(states, which)
     quantiles = stats.layer_quantiles(states, which)
     left, right = st.columns([3, 2])
-    left.plotly_chart(figures.layer_distributions_figure(quantiles, f"Values per layer, {subject} ({L + 1} distributions)"),
+    left.plotly_chart(figures.layer_distributions_figure(quantiles, f"Values per layer, {subject} ({num_layers + 1} distributions)"),
                       key="lv_layers")
     with right:
-        st.dataframe(stats_table.round(3), hide_index=True, width="stretch")
+        table(stats_table, key="lv_stats")
         st.caption("Kurtosis is excess kurtosis (0 for a normal distribution): heavy tails mean a few extreme values.")
         download_csv(stats_table.merge(quantiles.drop(columns=["min", "max"]), on="layer"),
                      "Download the per-layer statistics and quantiles (CSV)", "layer_statistics.csv", "lv_stats_csv")
 
     st.subheader("Outlier dimensions")
     c1, c2 = st.columns(2)
-    k = c1.slider("k: how many standard deviations from the layer's mean", 2.0, 10.0, 3.0, 0.5, key="lv_k",
+    z = c1.slider("k: how many standard deviations from the layer's mean", 2.0, 10.0, 3.0, 0.5, key="lv_k",
                   bind="query-params")
     share = c2.slider("in more than this share of the tokens", 0.1, 0.9, 0.5, 0.05, key="lv_share",
                       bind="query-params")
-    rule = stats.OutlierRule(k=k, share=share)
+    rule = stats.OutlierRule(z=z, share=share)
     outliers = stats.outlier_dimensions(states, rule)
-    st.caption(f"Rule: dimension d is an outlier in layer l when |value − mean of layer l| > {k:g} × std of layer l "
+    st.caption(f"Rule: dimension d is an outlier in layer l when |value − mean of layer l| > {z:g} × std of layer l "
                f"for more than {share:.0%} of the tokens. For BERT-base the literature reports dimensions 308 and 381; "
                "this table shows what the loaded model's data says.")
     if outliers.empty:
         st.info("No dimension meets the rule for this text. Lower k or the share to see the most extreme ones.")
     else:
-        st.dataframe(outliers.round(3), hide_index=True, width="stretch")
+        table(outliers, key="lv_outliers")
         download_csv(outliers, "Download the outlier dimensions (CSV)", "outlier_dimensions.csv", "lv_out_csv")
 
     st.subheader("Heatmaps")
@@ -97,9 +98,9 @@ def explore(states, labels: list[str], text: str) -> None:
     with tab_norms:
         if tab_norms.open:
             norms = stats.token_norms(states)
-            st.plotly_chart(figures.heatmap_figure(norms, [figures.layer_label(i) for i in range(L + 1)], labels,
+            st.plotly_chart(figures.heatmap_figure(norms, [figures.layer_label(i) for i in range(num_layers + 1)], labels,
                                                    "L2 norm of each token's vector"), key="lv_norms")
-            download_csv(pd.DataFrame(norms, index=labels, columns=[f"layer_{i}" for i in range(L + 1)])
+            download_csv(pd.DataFrame(norms, index=labels, columns=[f"layer_{i}" for i in range(num_layers + 1)])
                          .reset_index(names="token"), "Download the norms (CSV)", "token_layer_norms.csv", "lv_norm_csv")
     with tab_dims:
         if tab_dims.open:

@@ -15,16 +15,16 @@ from ui import (
     model_key,
     table,
     teaching_panel,
-    through_navigation,
+    ensure_app_navigation,
     tokenize_text,
 )
 
-through_navigation()
+ensure_app_navigation()
 
 MAX_CHARS = 50_000
 
-enc = encoder()
-info = enc.info
+loaded = encoder()
+info = loaded.info
 st.title("🧩 Tokenization")
 
 text = st.text_area("Text", TUTORIAL, key="tok_text", bind="query-params", max_chars=MAX_CHARS, height=90)
@@ -52,7 +52,7 @@ teaching_panel(
 )
 
 words = tokens["word_index"].dropna().nunique()
-unknown = unknown_characters(tokens, enc.tokenizer.unk_token, text, pair)
+unknown = unknown_characters(tokens, loaded.tokenizer.unk_token, text, pair)
 dropped = tokens.attrs.get("dropped", 0)
 cols = st.columns(5)
 cols[0].metric("Tokens", n_tokens)
@@ -69,12 +69,12 @@ if dropped:
                icon="✂️")
 if unknown:
     st.warning(f"{len(unknown)} piece(s) of the text are not in the vocabulary and became "
-               f"{enc.tokenizer.unk_token}:", icon="❓")
-    st.dataframe(pd.DataFrame({
+               f"{loaded.tokenizer.unk_token}:", icon="❓")
+    table(pd.DataFrame({
         "text": unknown,
         "code points": [" ".join(f"U+{ord(c):04X}" for c in u) for u in unknown],
         "name": [", ".join(unicodedata.name(c, "?") for c in u) for u in unknown],
-    }), hide_index=True)
+    }), key="tok_unknown")
 
 # Only the open tab is drawn (on_change="rerun"), so a change of the text or padding redraws no vocabulary grid.
 tab_tokens, tab_vocab = st.tabs(["Tokens", "Vocabulary"], key="tok_tab", bind="query-params", on_change="rerun")
@@ -82,26 +82,26 @@ with tab_tokens:
     if tab_tokens.open:
         st.caption("The text with each token's span shaded: one colour per word, a dark bar before each ## piece, "
                    "red for [UNK]. Hover a span for its token and ID.")
-        st.html(highlight_html(tokens, text, enc.tokenizer.unk_token))
+        st.html(highlight_html(tokens, text, loaded.tokenizer.unk_token))
         if pair:
             st.caption("Second sentence (segment 1):")
-            st.html(highlight_html(tokens, pair, enc.tokenizer.unk_token, segment=1))
+            st.html(highlight_html(tokens, pair, loaded.tokenizer.unk_token, segment=1))
         shown = tokens[["position", "token", "id", "segment", "attention_mask", "word_index", "piece", "word",
                         "start", "end"]]
         shade = {"## continuation": "background-color: #fef3c7", "special": "background-color: #e0e7ff",
                  "padding": "color: #94a3b8"}
-        table(shown, height=1000, row_css=shown["piece"].map(shade).fillna(""))
+        table(shown, key="tok_table", height=1000, row_css=shown["piece"].map(shade).fillna(""))
         download_csv(shown, "Download the token table (CSV)", "tokens.csv", "tok_csv")
         st.caption("The BERT tutorials set segment IDs to 1 for a lone sentence; the tokenizer (and this page) "
                    "uses 0. Segment 1 only marks the second sentence of a pair.")
 
 with tab_vocab:
     if tab_vocab.open:
-        vocab = enc.vocabulary()
+        vocab = loaded.vocabulary()
         counts = kind_counts(vocab)
         st.caption(f"{len(vocab):,} entries. Whole words, ## pieces that continue a word, single characters, "
                    "[unused] slots kept free for fine-tuning, and the special tokens.")
-        table(counts.rename("entries").to_frame().T)
+        table(counts.rename("entries").to_frame().T, key="voc_counts")
         c1, c2, c3 = st.columns([1, 1, 2])
         start = int(c1.number_input("First ID", 0, len(vocab) - 1, 5000, key="voc_start", bind="query-params"))
         count = int(c2.number_input("How many", 1, 500, 21, key="voc_n", bind="query-params"))
@@ -115,6 +115,6 @@ with tab_vocab:
                 st.error(literal(str(err)))
                 hits = vocab.iloc[0:0]
             st.caption(f"{len(hits):,} entries match; showing up to 500.")
-            table(hits.head(500))
+            table(hits.head(500), key="voc_hits")
         else:
-            table(vocab.iloc[start:start + count])
+            table(vocab.iloc[start:start + count], key="voc_slice")

@@ -1,19 +1,18 @@
 """Contextual word similarity: one word in many contexts, across layers and word-vector strategies."""
-from itertools import combinations
-
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import TUTORIAL, word_presets
+from bertviz_core.corpora.tutorial import tutorial_comparison
 from bertviz_core.similarity import (
     METRICS,
+    UNKNOWN_SENSE,
     best_cell,
     pair_layer_curves,
+    same_sense_pairs,
     score_grid,
     similarity_matrix,
-    tutorial_comparison,
 )
 from bertviz_core.word_vectors import (
     SUBWORD_RULES,
@@ -26,14 +25,15 @@ from ui import (
     download_csv,
     encode_texts,
     encoder,
+    ensure_app_navigation,
     literal,
     model_key,
+    table,
     teaching_panel,
-    through_navigation,
     word_occurrences,
 )
 
-through_navigation()
+ensure_app_navigation()
 
 PRESETS = word_presets()
 info = encoder().info
@@ -84,7 +84,7 @@ vectors = stack(found)  # (n, layers+1, hidden)
 
 
 @st.fragment
-def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors: np.ndarray, names: list[str]) -> None:
+def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors, names: list[str]) -> None:
     """What a word-vector or metric change redraws: only this part of the page reruns.
 
     ``vectors`` (n occurrences, layers+1, hidden) are the word's vectors, pieces merged by ``subword``.
@@ -118,46 +118,41 @@ if TUTORIAL in texts:
         st.caption(f"The tutorial used bert-base-uncased (12 layers, 768 wide) and the sum of its last four layers. "
                    f"These are the loaded model's numbers ({literal(info.name)}, sum of its last four layers, "
                    "pieces merged by mean). Different models give different numbers; the ordering is what to compare.")
-        st.dataframe(pd.DataFrame(rows).rename(columns={
-            "tutorial": "tutorial (bert-base-uncased)", "this_model": f"this model ({info.name})"}).round(3),
-            hide_index=True)
+        table(pd.DataFrame(rows).rename(columns={
+            "tutorial": "tutorial (bert-base-uncased)", "this_model": f"this model ({info.name})"}), key="ws_tutorial")
 
 st.subheader("Sense labels")
 st.caption("Give each occurrence a sense. The defaults come from the preset; edit them to score your own examples.")
-defaults = preset.default_senses(texts, [o.sentence for o in found])
+defaults = preset.default_senses(texts, [o.sentence for o in found], UNKNOWN_SENSE)
 labels_frame = st.data_editor(
     pd.DataFrame({"occurrence": names, "sense": defaults}), hide_index=True, disabled=["occurrence"],
     key=f"ws_senses_{hash((texts, word))}", width="stretch",
 )
-senses = [str(s).strip() or "?" for s in labels_frame["sense"]]
+senses = [str(s).strip() or UNKNOWN_SENSE for s in labels_frame["sense"]]
 
 st.subheader("Context entering layer by layer")
 curves = pair_layer_curves(vectors, [str(k) for k in range(len(found))])
-same = {f"{i} ↔ {j}": senses[i] == senses[j] if "?" not in (senses[i], senses[j]) else None
-        for i, j in combinations(range(len(found)), 2)}
+same = {f"{i} ↔ {j}": kind for (i, j), kind in same_sense_pairs(senses).items()}
 st.caption("Cosine of every pair at every layer (pair names use the occurrence numbers above). Layer 0 is the "
            "context-free baseline; solid lines join the same sense, dashed lines different senses.")
 st.plotly_chart(figures.pair_curves_figure(curves, same, "cosine per layer, every pair"), key="ws_curves")
 download_csv(curves, "Download the layer curves (CSV)", "word_layer_curves.csv", "ws_curves_csv")
 
 st.subheader("Which layer and which merge separate the senses?")
-known = [s != "?" for s in senses]
-if len(set(s for s in senses if s != "?")) < 2:
-    st.info("Label at least two different senses (and some shared ones) to score the strategies.")
-    st.stop()
 score = st.radio("Score", ["auc", "gap"], horizontal=True, key="ws_score", bind="query-params",
                  format_func={"auc": "ROC AUC of same-sense over different-sense pairs",
                               "gap": "mean same-sense cosine − mean different-sense cosine"}.__getitem__)
-by_rule = {rule: stack(word_occurrences(model_key(), texts, word, rule))[known] for rule in SUBWORD_RULES}
-grid = score_grid(by_rule, {name: s.fn for name, s in strategies.items()},
-                  [s for s, k in zip(senses, known) if k], score)
+by_rule = {rule: stack(word_occurrences(model_key(), texts, word, rule)) for rule in SUBWORD_RULES}
+grid = score_grid(by_rule, {name: s.fn for name, s in strategies.items()}, senses, score)
+if grid is None:
+    st.info("Label at least two different senses (and some shared ones) to score the strategies.")
+    st.stop()
 best = best_cell(grid)
 if best is None:
     st.info("Every labelled pair has the same sense, or none does: scores need both kinds of pair.")
     st.stop()
-st.plotly_chart(figures.heatmap_figure(grid.to_numpy(), list(grid.columns), list(grid.index),
-                                       f"{score} per merge rule × word vector (best boxed in red)",
-                                       colorscale="Greens", annotate=True, best_cell=best), key="ws_scores")
+st.plotly_chart(figures.score_grid_figure(grid, f"{score} per merge rule × word vector (best boxed in red)", best),
+                key="ws_scores")
 st.success(f"Best on these examples: **{grid.columns[best[1]]}**, pieces merged by **{grid.index[best[0]]}** "
            f"({score} = {grid.iat[best]:.3f}).", icon="🏆")
 download_csv(grid.reset_index(names="merge"), "Download the scores (CSV)", "word_sense_scores.csv", "ws_scores_csv")

@@ -1,18 +1,31 @@
-"""Shared fixtures: the bundled encoder, and tiny random BERT checkpoints saved to temp dirs."""
+"""Shared fixtures and helpers: the bundled encoder, tiny random BERT checkpoints saved to temp dirs,
+counting model runs, and reading an AppTest page's charts and tables by their keys."""
 from __future__ import annotations
 
+import base64
+import json
 import os
+import re
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
+from streamlit.testing.v1 import AppTest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+from call_counter import counting_model_runs  # noqa: E402
 from transformers import AutoTokenizer, BertConfig, BertModel  # noqa: E402
 
 from bertviz_core import Encoder, load_encoder  # noqa: E402
 from bertviz_core.models import bundled_model_dir  # noqa: E402
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+# The tutorial sentence's token ids in bert-base-uncased's vocabulary, from [CLS] to [SEP].
+TUTORIAL_IDS = [101, 2044, 11065, 2769, 2013, 1996, 2924, 11632, 1010, 1996, 2924, 27307, 2001,
+                2464, 5645, 2006, 1996, 5900, 2314, 2924, 1012, 102]
 
 # The device the encoder fixtures run on; set BERTVIZ_TEST_DEVICE=cuda to run the core tests on a GPU.
 DEVICE = os.environ.get("BERTVIZ_TEST_DEVICE", "cpu")
@@ -51,15 +64,73 @@ def tiny_no_pooler(tmp_path_factory: pytest.TempPathFactory) -> Encoder:
 
 
 @pytest.fixture
-def model_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+def model_calls():
     """Counts model runs (Encoder._forward, behind encode, embed and word_vectors) while a test runs:
     one entry per run, holding how many texts it was given."""
-    calls: list[int] = []
-    original = Encoder._forward
+    with counting_model_runs() as runs:
+        yield runs
 
-    def counting(self: Encoder, items, progress=None):  # noqa: ANN001
-        calls.append(len(items))
-        yield from original(self, items, progress)
 
-    monkeypatch.setattr(Encoder, "_forward", counting)
-    return calls
+# ---- AppTest helpers ----------------------------------------------------------------------------
+
+def open_page(page: str | None = None, timeout: float = 120) -> AppTest:
+    """The app run once, switched to ``page`` (e.g. "pages/tokenization.py"), with no exception."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def open_vocabulary(at: AppTest) -> None:
+    """Open Tokenization's Vocabulary tab: only the open tab is drawn, and AppTest sets a tab by its key."""
+    at.session_state["tok_tab"] = "Vocabulary"
+    at.run()
+
+
+def _keyed(element, key: str) -> bool:
+    return str(getattr(getattr(element, "proto", None), "id", "")).endswith(f"-{key}")
+
+
+def charts(at: AppTest) -> dict[str, dict]:
+    """Every plotly figure on the page, by its widget key."""
+    return {str(el.proto.id).rsplit("-", 1)[-1]: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+
+
+def chart(at: AppTest, key: str) -> dict:
+    """The plotly figure drawn with ``key``; KeyError naming the keys present when there is none."""
+    found = charts(at)
+    if key not in found:
+        raise KeyError(f"no chart with key {key!r}; the page has {sorted(found)}")
+    return found[key]
+
+
+def chart_title(figure: dict) -> str:
+    return figure["layout"].get("title", {}).get("text", "")
+
+
+def as_shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """What a browser shows of st.table's Markdown cells and headers: the backslash escapes removed."""
+    shown = lambda v: re.sub(r"\\(.)", r"\1", v) if isinstance(v, str) else v  # noqa: E731
+    return frame.map(shown).rename(columns=shown)
+
+
+def table(at: AppTest, key: str) -> pd.DataFrame:
+    """The data of the ``ui.table`` drawn with ``key``, as shown (static or scrolling)."""
+    blocks = [at._tree]
+    while blocks:
+        block = blocks.pop()
+        if _keyed(block, key):
+            static, scrolling = block.get("table"), block.get("dataframe")
+            return as_shown(static[0].value) if static else scrolling[0].value
+        blocks.extend(child for child in block.children.values() if hasattr(child, "children"))
+    raise KeyError(f"no table with key {key!r}")
+
+
+def plotly_array(value: list | dict) -> np.ndarray:
+    """A plotly trace array as numpy: plain lists, or the base64 'bdata' form plotly uses for numpy input."""
+    if isinstance(value, dict):
+        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        return flat.reshape([int(n) for n in str(value.get("shape", len(flat))).split(",")])
+    return np.asarray(value)

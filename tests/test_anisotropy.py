@@ -37,7 +37,7 @@ def test_whitening_matches_numpy_and_gives_identity_covariance(corpus: np.ndarra
     values, vectors = values[::-1], vectors[:, ::-1]
     direct = centred @ vectors / np.sqrt(values)  # the same whitening, axes up to sign
     np.testing.assert_allclose(np.abs(z), np.abs(direct), atol=1e-8)
-    top = fit_correction("whitening", corpus, k=4)(corpus)
+    top = fit_correction("whitening", corpus, axes=4)(corpus)
     assert top.shape == (200, 4)
     np.testing.assert_allclose(np.cov(top.T), np.eye(4), atol=1e-8)
 

@@ -1,48 +1,16 @@
 """AppTest runs of the app shell and the Tokenization page (no browser)."""
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
 
-import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
-from test_encoder import TUTORIAL_IDS
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-TIMEOUT = 120
+from conftest import APP, TUTORIAL_IDS, open_page, open_vocabulary, table
 
 
-def open_page(page: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.run()
-    if page:
-        at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def as_shown(frame: pd.DataFrame) -> pd.DataFrame:
-    """What a browser shows of st.table's Markdown cells and headers: the backslash escapes removed."""
-    shown = lambda v: re.sub(r"\\(.)", r"\1", v) if isinstance(v, str) else v  # noqa: E731
-    return frame.map(shown).rename(columns=shown)
-
-
-def frames(at: AppTest) -> list:
-    """Every table's data as shown, static (st.table) or scrolling (st.dataframe): ui.table picks by length."""
-    return [*(as_shown(t.value) for t in at.table), *(t.value for t in at.dataframe)]
-
-
-def open_vocabulary(at: AppTest) -> None:
-    """Open Tokenization's Vocabulary tab: only the open tab is drawn, and AppTest sets a tab by its key."""
-    at.session_state["tok_tab"] = "Vocabulary"
-    at.run()
-
-
-def token_table(at: AppTest):
-    return next(f for f in frames(at) if "attention_mask" in getattr(f, "columns", []))
+def token_table(at):
+    return table(at, "tok_table")
 
 
 PRELOAD_PROBE = """

@@ -3,45 +3,46 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_app import frames, open_page
-from test_layer_values_page import chart, charts, plotly_array
+from conftest import chart, chart_title, charts, open_page, plotly_array, table
 
 PAGE = "pages/compare_sentences.py"
 
 
 def test_defaults_show_matrix_ranking_and_baseline() -> None:
     at = open_page(PAGE)
-    matrix = chart(at, "cosine, mean, layer 5")
+    matrix = chart(at, "cs_raw")
+    assert chart_title(matrix) == "cosine, mean, layer 5"
     assert matrix["data"][0]["y"][:2] == ["1: what is your age?", "2: Today is monday"]
-    ranking = chart(at, "cosine to “1: what is your age?”")
+    ranking = chart(at, "cs_rank")
+    assert chart_title(ranking) == "cosine to “1: what is your age?”"
     assert any(shape["type"] == "rect" for shape in ranking["layout"]["shapes"])  # the random-pair band
-    table = next(f for f in frames(at) if "rank" in f.columns)
-    assert table["sentence"].iloc[0] == "How old are you?"
+    assert table(at, "cs_ranking")["sentence"].iloc[0] == "How old are you?"
     assert "Random pairs from half of the built-in corpus" in " ".join(c.value for c in at.caption)
 
 
 def test_corrections_change_the_matrix_without_running_the_model(model_calls: list[int]) -> None:
     at = open_page(PAGE)
     runs = len(model_calls)
-    raw = chart(at, "cosine, mean, layer 5")["data"][0]["z"]
+    raw = chart(at, "cs_raw")["data"][0]["z"]
     at.radio(key="cs_correct").set_value("whitening").run()
-    assert chart(at, "raw")["data"][0]["z"] == raw
-    whitened = plotly_array(chart(at, "after whitening")["data"][0]["z"])
+    assert chart(at, "cs_raw")["data"][0]["z"] == raw and chart_title(chart(at, "cs_raw")) == "raw"
+    assert chart_title(chart(at, "cs_fixed")) == "after whitening"
+    whitened = plotly_array(chart(at, "cs_fixed")["data"][0]["z"])
     assert np.abs(whitened - plotly_array(raw)).max() > 0.2
     at.radio(key="cs_correct").set_value("mean-centering").run()
     at.selectbox(key="cs_metric").set_value("dot product").run()
     at.slider(key="cs_layer").set_value(2).run()
     assert not at.exception and len(model_calls) == runs
-    assert chart(at, "after mean-centering")
+    assert chart_title(chart(at, "cs_fixed")) == "after mean-centering"
 
 
 def test_pair_toggle_shows_pair_and_separate_vectors() -> None:
     at = open_page(PAGE)
     at.toggle(key="cs_pair").set_value(True).run()
-    table = next(df.value for df in at.dataframe if "[CLS] of the pair, last layer" in df.value.columns)
-    assert list(table.index)[:3] == ["[CLS] of the pair, last layer", "[CLS] of sentence 1 alone",
+    cosines = table(at, "cs_pair_table")
+    assert list(cosines["vector"])[:3] == ["[CLS] of the pair, last layer", "[CLS] of sentence 1 alone",
                                      "[CLS] of sentence 2 alone"]
-    assert "pooler output of the pair" in table.index
+    assert "pooler output of the pair" in list(cosines["vector"])
 
 
 @pytest.mark.parametrize(("text", "expect"), [
@@ -62,5 +63,5 @@ def test_empty_lines_duplicates_and_a_huge_sentence() -> None:
     captions = " ".join(c.value for c in at.caption)
     assert "1 empty line(s) ignored" in captions and "more than once" in captions
     assert "sentence 3 lost 1,490 tokens" in at.warning[0].value
-    matrix = plotly_array(chart(at, "cosine, mean, layer 5")["data"][0]["z"])
+    matrix = plotly_array(chart(at, "cs_raw")["data"][0]["z"])
     assert matrix.shape == (3, 3) and matrix[0, 1] == pytest.approx(1.0)

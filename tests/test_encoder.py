@@ -11,14 +11,14 @@ import pytest
 import torch
 from transformers import AutoModel, AutoTokenizer
 
+from conftest import TUTORIAL_IDS
+
 from bertviz_core import Encoder, describe, load_encoder
 from bertviz_core.corpora import TUTORIAL
 from bertviz_core.encoder import BATCH_LIMITS
 from bertviz_core.models import DEVICES, bundled_model_dir
 from bertviz_core.vocab import kind_counts, search_vocabulary
 
-TUTORIAL_IDS = [101, 2044, 11065, 2769, 2013, 1996, 2924, 11632, 1010, 1996, 2924, 27307, 2001,
-                2464, 5645, 2006, 1996, 5900, 2314, 2924, 1012, 102]
 ODD_TEXTS = [
     "", "   \n\t ", "I 💙 BERT 🤖!", "自然语言处理很有趣", "مرحبا بالعالم", "zero\u200bwidth\u200djoin",
     "ctrl\x00\x07\x1b[31m chars", "<script>alert('x')</script> <b>bold</b>", "[a link](http://example.com) **md**",
@@ -43,8 +43,8 @@ def test_info_of_bundled_model(bundled: Encoder) -> None:
 
 
 def test_describe_reads_the_same_facts_from_files(bundled: Encoder, tiny: Encoder, tiny_no_pooler: Encoder) -> None:
-    for enc in (bundled, tiny, tiny_no_pooler):  # device "auto" resolves as the fixtures' device on CPU runs
-        assert describe(None if enc.info.kind == "bundled" else enc.info.source, enc.info.device) == enc.info
+    for encoder in (bundled, tiny, tiny_no_pooler):  # device "auto" resolves as the fixtures' device on CPU runs
+        assert describe(None if encoder.info.kind == "bundled" else encoder.info.source, encoder.info.device) == encoder.info
     assert describe("bert-base-uncased") is None  # a hub id: only loading it tells
     with pytest.raises(ValueError, match="not a model directory"):
         describe("/no/such/folder")
@@ -59,8 +59,8 @@ def test_importing_the_core_leaves_transformers_for_later() -> None:
 def test_tiny_model_shapes_and_pooler_flag(tiny: Encoder, tiny_no_pooler: Encoder) -> None:
     assert tiny.info.num_layers == 12 and tiny.info.has_pooler
     assert not tiny_no_pooler.info.has_pooler
-    (enc,) = tiny.encode(["a tiny model"])
-    assert enc.hidden_states.shape == (13, 5, 48) and enc.hidden_states.dtype == np.float32
+    (encoding,) = tiny.encode(["a tiny model"])
+    assert encoding.hidden_states.shape == (13, 5, 48) and encoding.hidden_states.dtype == np.float32
     assert tiny_no_pooler.encode(["x"])[0].pooler is None
 
 
@@ -92,9 +92,9 @@ def test_sentence_pair_segments_and_padding(bundled: Encoder) -> None:
 
 
 def test_encode_matches_plain_transformers(bundled: Encoder, tiny: Encoder, tiny_dir: Path) -> None:
-    (enc,) = bundled.encode([TUTORIAL])
-    assert enc.ids == TUTORIAL_IDS
-    np.testing.assert_allclose(enc.hidden_states, plain_hidden_states(bundled_model_dir(), TUTORIAL), atol=1e-5)
+    (encoding,) = bundled.encode([TUTORIAL])
+    assert encoding.ids == TUTORIAL_IDS
+    np.testing.assert_allclose(encoding.hidden_states, plain_hidden_states(bundled_model_dir(), TUTORIAL), atol=1e-5)
     text = "embeddings of a tiny twelve layer model"
     np.testing.assert_allclose(tiny.encode([text])[0].hidden_states, plain_hidden_states(tiny_dir, text), atol=1e-5)
 
@@ -102,28 +102,28 @@ def test_encode_matches_plain_transformers(bundled: Encoder, tiny: Encoder, tiny
 def test_padding_in_a_batch_changes_nothing(bundled: Encoder) -> None:
     texts = [TUTORIAL, "Short.", "A somewhat longer sentence about river banks and money.", "x " * 60]
     batched = bundled.encode(texts)
-    for text, enc in zip(texts, batched):
+    for text, encoding in zip(texts, batched):
         alone = bundled.encode([text])[0]
-        assert enc.text == text and enc.tokens == alone.tokens
-        assert np.abs(enc.hidden_states - alone.hidden_states).max() <= 1e-5
+        assert encoding.text == text and encoding.tokens == alone.tokens
+        assert np.abs(encoding.hidden_states - alone.hidden_states).max() <= 1e-5
 
 
 def test_long_text_is_truncated_and_counted(bundled: Encoder) -> None:
     text = " ".join(["word"] * 5000)
     df = bundled.tokenize(text)
     assert len(df) == 512 and df.attrs["dropped"] == 5002 - 512
-    (enc,) = bundled.encode([text])
-    assert enc.hidden_states.shape == (7, 512, 384) and enc.dropped == 4490
-    assert enc.tokens[-1] == "[SEP]"
+    (encoding,) = bundled.encode([text])
+    assert encoding.hidden_states.shape == (7, 512, 384) and encoding.dropped == 4490
+    assert encoding.tokens[-1] == "[SEP]"
 
 
 @pytest.mark.parametrize("text", ODD_TEXTS)
 def test_odd_text_gives_a_result(bundled: Encoder, text: str) -> None:
     df = bundled.tokenize(text)
-    (enc,) = bundled.encode([text])
+    (encoding,) = bundled.encode([text])
     assert df["token"].iloc[0] == "[CLS]" and df["token"].iloc[-1] == "[SEP]"
-    assert enc.hidden_states.shape == (7, len(df), 384) and np.isfinite(enc.hidden_states).all()
-    assert df["id"].tolist() == enc.ids
+    assert encoding.hidden_states.shape == (7, len(df), 384) and np.isfinite(encoding.hidden_states).all()
+    assert df["id"].tolist() == encoding.ids
 
 
 def test_unknown_characters_become_unk(bundled: Encoder) -> None:
@@ -193,7 +193,7 @@ def test_unknown_device_is_refused() -> None:
 def test_eight_threads_share_one_encoder(bundled: Encoder) -> None:
     texts = [f"Thread {i} asks about the bank by the river number {i}." for i in range(8)]
     serial_tok = [bundled.tokenize(t, "a pair") for t in texts]
-    serial_enc = [bundled.encode([t, TUTORIAL]) for t in texts]
+    serial = [bundled.encode([t, TUTORIAL]) for t in texts]
 
     def work(i: int) -> tuple:
         return bundled.tokenize(texts[i], "a pair"), bundled.encode([texts[i], TUTORIAL])
@@ -203,7 +203,7 @@ def test_eight_threads_share_one_encoder(bundled: Encoder) -> None:
     for k, (df, encs) in enumerate(results):
         i = k % 8
         assert df.equals(serial_tok[i])
-        for got, want in zip(encs, serial_enc[i]):
+        for got, want in zip(encs, serial[i]):
             assert got.ids == want.ids
             assert np.abs(got.hidden_states - want.hidden_states).max() <= 1e-5
 

@@ -1,44 +1,23 @@
 """AppTest of the Layer values page: charts, the 12-layer shape, edge inputs, no model call on changes."""
 from __future__ import annotations
 
-import base64
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
-from test_app import frames, open_page
+from conftest import chart, chart_title, charts, open_page, plotly_array, table
 
 PAGE = "pages/layer_values.py"
 
 
-def charts(at: AppTest) -> dict[str, dict]:
-    """Plotly figures on the page, by title."""
-    figs = [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
-    return {fig["layout"].get("title", {}).get("text", ""): fig for fig in figs}
-
-
-def plotly_array(value: list | dict) -> np.ndarray:
-    """A plotly trace array as numpy: plain lists, or the base64 'bdata' form plotly uses for numpy input."""
-    if isinstance(value, dict):
-        flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        return flat.reshape([int(n) for n in str(value.get("shape", len(flat))).split(",")])
-    return np.asarray(value)
-
-
-def chart(at: AppTest, starts: str) -> dict:
-    return next(fig for title, fig in charts(at).items() if title.startswith(starts))
-
-
 def test_defaults_show_histogram_layers_and_outliers() -> None:
     at = open_page(PAGE)
-    hist = chart(at, "Token 5 · the at layer 5")
+    hist = chart(at, "lv_hist")
     assert hist["data"][0]["type"] == "bar" and len(hist["data"][0]["width"]["bdata"]) > 0
-    assert "200 bins" in hist["layout"]["title"]["text"]
-    box = chart(at, "Values per layer")
+    assert chart_title(hist) == "Token 5 · the at layer 5: 200 bins"
+    box = chart(at, "lv_layers")
     assert box["data"][0]["x"] == ["0 · embeddings"] + [f"layer {i}" for i in range(1, 7)]
-    outliers = next(f for f in frames(at) if "dimension" in f.columns and "n_layers" in f.columns)
+    outliers = table(at, "lv_outliers")
     assert len(outliers) >= 1
     assert [m.label for m in at.metric] == ["min", "max", "mean", "std", "l2 norm"]
 
@@ -48,7 +27,7 @@ def test_twelve_layer_model_shows_thirteen_distributions(tiny_dir: Path) -> None
     at.sidebar.selectbox(key="model").set_value("Custom id or path…").run()
     at.sidebar.text_input(key="custom_model").set_value(str(tiny_dir)).run()
     assert not at.exception and not at.sidebar.error
-    box = chart(at, "Values per layer")
+    box = chart(at, "lv_layers")
     assert len(box["data"][0]["x"]) == 13 and box["data"][0]["x"][-1] == "layer 12"
     assert at.slider(key="lv_layer").max == 12
 
@@ -64,7 +43,8 @@ def test_changing_token_layer_scope_and_rule_runs_no_model(model_calls: list[int
     at.radio(key="lv_scope").set_value("all tokens").run()
     at.slider(key="lv_k").set_value(2.5).run()
     assert not at.exception and len(calls) == before
-    assert chart(at, "Token 3 · text at layer 2") and chart(at, "Values per layer, all")
+    assert chart_title(chart(at, "lv_hist")).startswith("Token 3 · text at layer 2")
+    assert chart_title(chart(at, "lv_layers")).startswith("Values per layer, all")
 
 
 @pytest.mark.parametrize(("text", "expect"), [
@@ -81,16 +61,15 @@ def test_edge_inputs_are_clear(text: str, expect: str | None) -> None:
     if expect:
         assert expect in messages
     else:
-        assert chart(at, "Token 2 · [SEP] at layer 5")  # 3 tokens: token 5 clamps to the last
+        assert chart_title(chart(at, "lv_hist")).startswith("Token 2 · [SEP] at layer 5")  # token 5 clamps to the last
 
 
 def test_only_the_open_heatmap_tab_is_drawn(bundled) -> None:
     at = open_page(PAGE)
-    assert chart(at, "L2 norm of each token")
-    assert not [t for t in charts(at) if t.startswith("Value of every dimension")]
+    assert "lv_norms" in charts(at) and "lv_dims" not in charts(at)
     at.session_state["lv_tab"] = "Token × dimension at the chosen layer"
     at.slider(key="lv_layer").set_value(3).run()
-    dims = chart(at, "Value of every dimension at layer 3")
-    assert not [t for t in charts(at) if t.startswith("L2 norm")]
+    dims = chart(at, "lv_dims")
+    assert chart_title(dims).startswith("Value of every dimension at layer 3") and "lv_norms" not in charts(at)
     (expected,) = bundled.encode([at.text_area(key="lv_text").value])
     np.testing.assert_allclose(plotly_array(dims["data"][0]["z"]), expected.hidden_states[3], atol=1e-6)

@@ -1,6 +1,8 @@
 """embed() against plain transformers for every strategy at every layer; PCA; separation; uploads."""
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 import pytest
 import torch
@@ -18,31 +20,40 @@ TEXTS = ["Hi.", "The central bank raised rates again this morning.", "",
          "A much longer sentence, with commas and embeddings, padding the others in the batch quite a lot."]
 
 
-def plain_pooled(text: str) -> dict[str, np.ndarray]:
-    """Every strategy by hand, one unpadded text at a time: {name: (layers, hidden)}."""
+REFERENCE = {  # one unpadded text by hand: states (layers+1, tokens, hidden), pooler (hidden,) -> (layers, hidden)
+    "cls": lambda states, pooler: states[:, 0],
+    "mean": lambda states, pooler: states.mean(1),
+    "mean_no_special": lambda states, pooler: (states[:, 1:-1] if states.shape[1] > 2
+                                               else np.zeros_like(states[:, :1])).mean(1),
+    "max": lambda states, pooler: states.max(1),
+    "mean_sqrt_len": lambda states, pooler: states.sum(1) / np.sqrt(states.shape[1]),
+    "pooler": lambda states, pooler: pooler[None],
+    "first_last_avg": lambda states, pooler: ((states[0].mean(0) + states[-1].mean(0)) / 2)[None],
+}
+
+
+@cache
+def plain_outputs(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """transformers alone, one unpadded text: hidden states (layers+1, tokens, hidden) and the pooler output."""
     folder = bundled_model_dir()
     tokenizer, model = AutoTokenizer.from_pretrained(folder), AutoModel.from_pretrained(folder).eval()
     with torch.no_grad():
         out = model(**tokenizer(text, return_tensors="pt"), output_hidden_states=True)
-    states = torch.stack(out.hidden_states)[:, 0].double().numpy()  # (L+1, T, H)
-    inner = states[:, 1:-1] if states.shape[1] > 2 else np.zeros_like(states[:, :1])
-    mean = states.mean(1)
-    return {
-        "cls": states[:, 0], "mean": mean, "mean_no_special": inner.mean(1), "max": states.max(1),
-        "mean_sqrt_len": states.sum(1) / np.sqrt(states.shape[1]),
-        "pooler": out.pooler_output.double().numpy(), "first_last_avg": ((mean[0] + mean[-1]) / 2)[None],
-    }
+    return torch.stack(out.hidden_states)[:, 0].double().numpy(), out.pooler_output[0].double().numpy()
 
 
-def test_embed_equals_plain_transformers_for_every_strategy_and_layer(bundled: Encoder) -> None:
-    got = bundled.embed(TEXTS)
-    assert set(got) == set(POOLINGS)
-    for name, array in got.items():
-        assert array.dtype == np.float32
-        assert array.shape == (4, 7 if POOLINGS[name].per_layer else 1, 384)
+@pytest.mark.parametrize("name", list(POOLINGS))
+def test_every_strategy_equals_plain_transformers_at_every_layer(bundled: Encoder, name: str) -> None:
+    if name not in REFERENCE:
+        pytest.fail(f"pooling strategy {name!r} has no reference computation: add one to REFERENCE in {__file__}.")
+    got = bundled.embed(TEXTS, [name])[name]
+    assert got.dtype == np.float32 and got.shape == (4, 7 if POOLINGS[name].per_layer else 1, 384)
     for i, text in enumerate(TEXTS):
-        for name, expect in plain_pooled(text).items():
-            assert np.abs(got[name][i] - expect).max() <= 1e-5, (text, name)
+        states, pooler = plain_outputs(text)
+        assert np.abs(got[i] - REFERENCE[name](states, pooler)).max() <= 1e-5, text
+        for layer in range(7):  # Pooling.at reads the strategy's vectors at any layer, whatever its kind
+            expect = got[i, layer if POOLINGS[name].per_layer else 0]
+            assert np.array_equal(POOLINGS[name].at(got, layer)[i], expect)
 
 
 def test_mean_points_like_sentence_transformers(bundled: Encoder) -> None:
@@ -59,6 +70,7 @@ def test_embed_options_progress_and_errors(bundled: Encoder, tiny_no_pooler: Enc
     seen = []
     out = bundled.embed(TEXTS, ["max", "cls"], progress=lambda done, total: seen.append((done, total)))
     assert list(out) == ["max", "cls"] and seen[-1] == (4, 4)
+    assert set(bundled.embed(TEXTS[:1])) == set(POOLINGS)  # the bundled model has a pooler: every strategy
     assert bundled.embed([], ["mean"])["mean"].shape == (0, 7, 384)
     with pytest.raises(ValueError, match="Choose from"):
         bundled.embed(TEXTS, ["median"])

@@ -32,8 +32,8 @@ def test_tokenization_recipe(bundled: Encoder) -> None:
 
 def test_layer_values_recipe(bundled: Encoder) -> None:
     ns = run(recipes.layer_values(bundled.info, TUTORIAL, token=5, layer=5))
-    (enc,) = bundled.encode([TUTORIAL])
-    np.testing.assert_allclose(ns["vector"], enc.hidden_states[5, 5], atol=1e-5)
+    (encoding,) = bundled.encode([TUTORIAL])
+    np.testing.assert_allclose(ns["vector"], encoding.hidden_states[5, 5], atol=1e-5)
     assert ns["counts"].sum() == 384 and len(ns["counts"]) == 200
 
 

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import pytest
-from test_app import open_page
-from test_layer_values_page import chart, charts
+from conftest import chart, open_page
 
 from bertviz_core.corpora import news_topics
+from bertviz_core.pooling import POOLINGS
 
 PAGE = "pages/sentence_pooling.py"
 
@@ -18,28 +18,26 @@ def upload(data: bytes):
     return at
 
 
-def grid_figure(at) -> dict:
-    """The PCA grid: the figure whose panel titles mention PCA."""
-    return next(f for f in charts(at).values() if any(
-        "PCA" in a.get("text", "") or "identical" in a.get("text", "") for a in f["layout"].get("annotations", [])))
+PER_LAYER = [name for name, p in POOLINGS.items() if p.per_layer]
+SINGLE = [name for name, p in POOLINGS.items() if not p.per_layer]  # the bundled model has a pooler: all of them
 
 
 def grid_titles(at) -> list[str]:
-    return [a["text"] for a in grid_figure(at)["layout"]["annotations"] if a["text"].strip()]
+    return [a["text"] for a in chart(at, "sp_grid")["layout"]["annotations"] if a["text"].strip()]
 
 
 def test_default_grid_scores_and_best_cell() -> None:
     at = open_page(PAGE)
     titles = grid_titles(at)
-    assert len(titles) == 5 * 4 + 2  # per-layer strategies x 4 layers + pooler + first_last_avg once each
+    assert len(titles) == len(PER_LAYER) * 4 + len(SINGLE)  # per-layer strategies x 4 layers, the others once
     assert titles[0].startswith("cls · 0 · embeddings") and "all vectors identical" in titles[0]
     assert all("silhouette" in t for t in titles)
-    first, labels = grid_figure(at)["data"][0], list(news_topics()["label"])
+    first, labels = chart(at, "sp_grid")["data"][0], list(news_topics()["label"])
     assert [row[1] for row in first["customdata"]] == labels  # hover names each point's label
     colour = dict(zip(labels, first["marker"]["color"]))
     assert len(set(colour.values())) == 4 and [colour[label] for label in labels] == first["marker"]["color"]
-    scores = chart(at, "silhouette (cosine) per strategy × layer")
-    assert scores["data"][0]["y"] == ["cls", "mean", "mean_no_special", "max", "mean_sqrt_len"]
+    scores = chart(at, "sp_scores")
+    assert scores["data"][0]["y"] == PER_LAYER
     assert any(s["type"] == "rect" for s in scores["layout"]["shapes"])
     assert "Best separation" in at.success[0].value
 
@@ -68,7 +66,7 @@ def test_upload_without_labels_and_with_empty_rows() -> None:
 def test_bad_uploads_keep_the_built_in_corpus(data: bytes, message: str) -> None:
     at = upload(data)
     assert message in at.error[0].value.replace("\\", "") and "built-in corpus is shown" in at.error[0].value
-    assert len(grid_titles(at)) == 22
+    assert len(grid_titles(at)) == len(PER_LAYER) * 4 + len(SINGLE)
 
 
 def test_single_class_and_too_many_rows(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -55,17 +55,30 @@ def test_planted_outlier_dimension_is_found(states: np.ndarray) -> None:
     planted[2:, :, 17] = -9.0  # layers 2..6, every token: far outside N(0, 1)
     planted[3, :6, 40] = 8.0  # layer 3, 6 of 10 tokens
     planted[4, :3, 50] = 8.0  # layer 4, only 3 of 10 tokens: not "most tokens"
-    found = stats.outlier_dimensions(planted)
+    found = stats.outlier_dimensions(planted, stats.OutlierRule(z=3.0, share=0.5))
     assert found["dimension"].tolist() == [17, 40]
     assert found.iloc[0]["layers"] == "2, 3, 4, 5, 6" and found.iloc[0]["n_layers"] == 5
     assert found.iloc[0]["mean_value"] == pytest.approx(-9.0)
-    mask = stats.outlier_mask(planted)
+    mask = stats.outlier_mask(planted, stats.OutlierRule(z=3.0, share=0.5))
     h = planted.astype(np.float64)
     z = np.abs(h - h.mean(axis=(1, 2), keepdims=True)) / h.std(axis=(1, 2), keepdims=True)
     np.testing.assert_array_equal(mask, (z > 3.0).mean(axis=1) > 0.5)
-    lenient = stats.outlier_dimensions(planted, stats.OutlierRule(share=0.25))["dimension"].tolist()
+    lenient = stats.outlier_dimensions(planted, stats.OutlierRule(z=3.0, share=0.25))["dimension"].tolist()
     assert lenient[0] == 17 and set(lenient) == {17, 40, 50}  # 40 and 50 tie on n_layers
     assert stats.outlier_dimensions(states).empty  # pure noise has none
+
+
+def test_the_rule_uses_its_threshold(states: np.ndarray) -> None:
+    """A dimension planted between 3 and 4 standard deviations out is an outlier for z = 2.5 and 3, not for 4."""
+    planted = states.astype(np.float64)
+    planted[2, :, 9] = 3.6
+    layer = planted[2]
+    z = (layer[:, 9] - layer.mean()) / layer.std()
+    assert ((z > 3) & (z < 4)).all()
+    for threshold, expect in [(2.5, [9]), (3.0, [9]), (4.0, [])]:
+        found = stats.outlier_dimensions(planted, stats.OutlierRule(z=threshold, share=0.5))
+        assert found["dimension"].tolist() == expect, threshold
+        assert found["layers"].tolist() == ["2"] * len(expect)
 
 
 def test_constant_layer_has_no_outliers() -> None:
@@ -75,8 +88,8 @@ def test_constant_layer_has_no_outliers() -> None:
 
 
 def test_bundled_model_has_its_own_outlier_dimensions(bundled: Encoder) -> None:
-    (enc,) = bundled.encode([TUTORIAL])
-    found = stats.outlier_dimensions(enc.hidden_states)
+    (encoding,) = bundled.encode([TUTORIAL])
+    found = stats.outlier_dimensions(encoding.hidden_states)
     assert not found.empty and found["n_layers"].min() >= 1
     for d in found["dimension"]:
-        assert stats.outlier_mask(enc.hidden_states)[:, d].any()
+        assert stats.outlier_mask(encoding.hidden_states)[:, d].any()

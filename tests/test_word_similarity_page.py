@@ -2,23 +2,24 @@
 from __future__ import annotations
 
 import pytest
-from test_app import open_page
-from test_layer_values_page import chart, charts
+from conftest import chart, chart_title, charts, open_page, table
 
 PAGE = "pages/word_similarity.py"
 
 
 def test_defaults_show_tutorial_banks_curves_and_scores() -> None:
     at = open_page(PAGE)
-    matrix = chart(at, "cosine, sum of last 4")
+    matrix = chart(at, "ws_matrix")
+    assert chart_title(matrix) == "cosine, sum of last 4"
     labels = matrix["data"][0]["y"]
     assert labels[:3] == ["0: …from the bank vault, the…", "1: …vault, the bank robber was…",
                           "2: …Mississippi river bank.…"]
-    assert chart(at, "cosine per layer")["data"][0]["x"][0] == "0 · embeddings"
-    scores = chart(at, "auc per merge rule")
+    assert chart(at, "ws_curves")["data"][0]["x"][0] == "0 · embeddings"
+    scores = chart(at, "ws_scores")
+    assert chart_title(scores).startswith("auc per merge rule")
     assert scores["data"][0]["y"] == ["mean", "sum", "first", "last"]
     assert any(shape["type"] == "rect" for shape in scores["layout"]["shapes"])  # the best cell
-    tutorial = next(df.value for df in at.dataframe if "comparison" in df.value.columns)
+    tutorial = table(at, "ws_tutorial")
     assert tutorial.iloc[0, 1] == 0.94 and 0.9 < tutorial.iloc[0, 2] < 1
     assert "Best on these examples" in at.success[0].value
 
@@ -32,7 +33,7 @@ def test_strategy_metric_merge_and_preset_changes_run_no_model(model_calls: list
     at.selectbox(key="ws_metric").set_value("euclidean distance").run()
     at.selectbox(key="ws_sub").set_value("first").run()
     assert not at.exception and len(calls) == 1
-    assert chart(at, "euclidean distance, layer 2")
+    assert chart_title(chart(at, "ws_matrix")) == "euclidean distance, layer 2"
 
 
 @pytest.mark.parametrize(("word", "expect"), [
@@ -64,4 +65,4 @@ def test_empty_texts_and_preset_switch() -> None:
     assert "Enter a few sentences" in at.info[0].value
     at.selectbox(key="ws_preset").set_value("crane").run()
     assert not at.exception and at.text_input(key="ws_word").value == "crane"
-    assert len(chart(at, "cosine, sum of last 4")["data"][0]["y"]) == 5
+    assert len(chart(at, "ws_matrix")["data"][0]["y"]) == 5

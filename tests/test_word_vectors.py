@@ -10,14 +10,15 @@ from transformers import AutoModel, AutoTokenizer
 
 from bertviz_core import Encoder
 from bertviz_core.corpora import TUTORIAL, word_presets
+from bertviz_core.corpora.tutorial import tutorial_comparison
 from bertviz_core.models import bundled_model_dir
 from bertviz_core.similarity import (
     METRICS,
     pair_layer_curves,
+    same_sense_pairs,
     score_grid,
     sense_scores,
     similarity_matrix,
-    tutorial_comparison,
 )
 from bertviz_core.word_vectors import (
     SUBWORD_RULES,
@@ -93,31 +94,16 @@ def test_missing_word_is_empty_and_suggestions_come_from_the_texts(bundled: Enco
     assert set(suggest_words([TUTORIAL], "zzzz")) <= set(TUTORIAL.lower().replace(",", "").replace(".", "").split())
 
 
-def test_strategies_combine_the_right_layers() -> None:
-    v = np.random.default_rng(1).normal(size=(3, 7, 5))  # (n, layers+1, hidden), 6 layers
+def test_strategy_names_and_code_follow_the_layer_count() -> None:
     s = word_strategies(6)
-    np.testing.assert_allclose(s["sum of last 4"].fn(v), v[:, 3:7].sum(1))
-    np.testing.assert_allclose(s["concat of last 4"].fn(v), np.concatenate([v[:, k] for k in range(3, 7)], axis=1))
-    np.testing.assert_allclose(s["mean of last 4"].fn(v), v[:, 3:7].mean(1))
-    np.testing.assert_allclose(s["sum of all layers"].fn(v), v[:, 1:].sum(1))
-    np.testing.assert_allclose(s["last layer"].fn(v), v[:, 6])
-    np.testing.assert_allclose(s["second-to-last"].fn(v), v[:, 5])
-    np.testing.assert_allclose(s["embedding layer"].fn(v), v[:, 0])
     assert [k for k in s if k.startswith("layer ")] == [f"layer {k}" for k in range(7)]
     assert s["sum of last 4"].code == "states[3:].sum(0)"
     assert len(word_strategies(12)) == 7 + 13
 
 
-def test_metrics_match_numpy() -> None:
-    x = np.random.default_rng(2).normal(size=(4, 6))
-    unit = x / np.linalg.norm(x, axis=1, keepdims=True)
-    np.testing.assert_allclose(similarity_matrix(x, "cosine"), unit @ unit.T, atol=1e-12)
-    np.testing.assert_allclose(similarity_matrix(x, "dot product"), x @ x.T)
-    np.testing.assert_allclose(similarity_matrix(x, "euclidean distance"),
-                               np.linalg.norm(x[:, None] - x[None], axis=2), atol=1e-12)
-    assert set(METRICS) == {"cosine", "dot product", "euclidean distance"}
-    with pytest.raises(ValueError, match="cosine"):
-        similarity_matrix(x, "manhattan")
+def test_unknown_metric_lists_the_known_ones() -> None:
+    with pytest.raises(ValueError, match=", ".join(METRICS)):
+        similarity_matrix(np.eye(3), "manhattan")
 
 
 def test_sense_scores_match_a_direct_count() -> None:
@@ -134,6 +120,12 @@ def test_sense_scores_match_a_direct_count() -> None:
     assert np.isnan(sense_scores(x, ["a"] * 6)["auc"])
     grid = score_grid({"mean": x[:, None, :]}, {"only": lambda v: v[:, 0]}, senses)
     assert grid.loc["mean", "only"] == pytest.approx(wins)
+    unknown = score_grid({"mean": np.concatenate([x, x[:2]])[:, None, :]}, {"only": lambda v: v[:, 0]},
+                         senses + ["?", "?"])  # unlabelled occurrences are left out
+    assert unknown.loc["mean", "only"] == pytest.approx(wins)
+    assert score_grid({"mean": x[:, None, :]}, {"only": lambda v: v[:, 0]}, ["a"] * 5 + ["?"]) is None
+    assert same_sense_pairs(["a", "a", "?", "b"]) == {(0, 1): True, (0, 2): None, (0, 3): False, (1, 2): None,
+                                                     (1, 3): False, (2, 3): None}
 
 
 def test_pair_curves_are_per_layer_cosines() -> None:

@@ -1,0 +1,37 @@
+"""What one text becomes on its way through the model: its input (``ModelInput``) and its output (``Encoding``).
+
+Plain dataclasses with no model code, so modules that read encodings (word finding, pooling)
+need not import the Encoder.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ModelInput:
+    """One model input, unpadded: ``n`` tokens with their ids, segments and character offsets."""
+
+    tokens: list[str]
+    ids: list[int]
+    segments: list[int]
+    offsets: list[tuple[int, int]]  # (start, end) into the text of its segment; (0, 0) for specials
+    word_ids: list[int | None]  # unique across a pair; None for special tokens
+    special: list[bool]
+    dropped: int  # tokens removed by truncation to the model's maximum length
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """One text through the model. ``hidden_states`` is float32 (num_layers+1, n_tokens, hidden)."""
+
+    text: str
+    tokens: list[str]
+    ids: list[int]
+    offsets: list[tuple[int, int]]
+    word_ids: list[int | None]
+    hidden_states: np.ndarray
+    pooler: np.ndarray | None  # (hidden,) trained pooler output, None when the model has none
+    dropped: int

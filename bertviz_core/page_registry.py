@@ -1,0 +1,50 @@
+"""The registry of the app's pages: file, title, icon, and the question each answers.
+
+app.py's navigation, the overview's table, docs/screenshots.py and the benchmarks read it. A new
+page is a page file, one entry here, and its test. The first entry is the home page.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class PageEntry:
+    """One page: ``file`` relative to the project root, e.g. "pages/tokenization.py"."""
+
+    file: str
+    title: str
+    icon: str
+    question: str
+
+    @property
+    def url_path(self) -> str:
+        """The page's path in the app's URLs: its file's stem, "" for the home page."""
+        return "" if self is PAGES[0] else Path(self.file).stem
+
+
+PAGES: tuple[PageEntry, ...] = (
+    PageEntry("pages/overview.py", "Overview", "🏠", "What does this explorer show, and where do I start?"),
+    PageEntry("pages/tokenization.py", "Tokenization", "🧩",
+              "How does text become WordPiece tokens, IDs, segments and an attention mask?"),
+    PageEntry("pages/layer_values.py", "Layer values", "📊",
+              "How are the hidden-state values distributed in each layer, and which dimensions are outliers?"),
+    PageEntry("pages/word_similarity.py", "Word in context", "🏦",
+              'How different is "bank" in "bank vault" and "river bank", at each layer, and which layer tells '
+              "senses apart best?"),
+    PageEntry("pages/sentence_pooling.py", "Sentence pooling", "🧭",
+              'Which vector is "the sentence embedding": [CLS], pooler, mean or max, and from which layer? '
+              "Measured by class separation"),
+    PageEntry("pages/compare_sentences.py", "Compare sentences", "⚖️",
+              'Why can "what is your age?" and "Today is monday" score 0.93? Ranking, a random-pair baseline, '
+              "centering and whitening"),
+)
+
+
+def page(url_path: str) -> PageEntry:
+    """The entry whose URL path is ``url_path``; ValueError naming the known ones otherwise."""
+    for entry in PAGES:
+        if entry.url_path == url_path:
+            return entry
+    raise ValueError(f"No page at '{url_path}'. Pages: {', '.join(e.url_path or '(home)' for e in PAGES)}.")

@@ -1,0 +1,120 @@
+"""The Sentence pooling page's numbers: which (strategy, layer) cells a grid shows, each cell's PCA
+and silhouette, the score table over every cell, and its best cell.
+
+Layer-independent strategies (``Pooling.per_layer`` False) have one cell with ``layer=None``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from bertviz_core.figures import layer_label
+from bertviz_core.pooling import POOLINGS
+from bertviz_core.projection import pca_2d
+from bertviz_core.similarity import best_cell, separation, unscorable
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One strategy at one layer; ``layer`` is None for a strategy that has no layer choice."""
+
+    strategy: str
+    layer: int | None
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """A cell's PCA coordinates (n, 2), their explained variance ratios (2,), and its silhouette (NaN unscored)."""
+
+    coords: np.ndarray
+    variance: np.ndarray
+    silhouette: float
+
+
+@dataclass(frozen=True)
+class LabelCheck:
+    """How a corpus' labels can be used: ``colour`` the labels to colour points by (None: grey), ``scored``
+    whether separation is measured, and ``message`` with its ``level`` ("info" / "warning") when not."""
+
+    colour: list[str] | None
+    scored: bool
+    message: str | None = None
+    level: str = "info"
+
+
+def check_labels(labels: Sequence[str] | None) -> LabelCheck:
+    """Whether ``labels`` colour the points and can be scored (see ``similarity.unscorable``)."""
+    if labels is None:
+        return LabelCheck(None, False, "No labels: points are not coloured and separation scores are skipped.")
+    problem = unscorable(list(labels))
+    if problem == "one class":
+        return LabelCheck(None, False, "Every text has the same label, so there is no separation to score. "
+                          "Points are shown uncoloured.", "warning")
+    if problem == "no shared class":
+        return LabelCheck(list(labels), False, "Every text has a label of its own, so no class has two texts to "
+                          "compare: separation is not scored. Points are coloured by label.", "warning")
+    return LabelCheck(list(labels), True)
+
+
+def grid_cells(strategies: Sequence[str], layers: Sequence[int], num_layers: int) -> list[list[Cell]]:
+    """The grid's rows: one per chosen strategy, per-layer strategies first (registry order), each with
+    a cell per chosen layer in ascending order; a layer-independent strategy has a single cell."""
+    chosen = [name for name in POOLINGS if name in strategies]
+    ordered = [s for s in chosen if POOLINGS[s].per_layer] + [s for s in chosen if not POOLINGS[s].per_layer]
+    return [[Cell(s, POOLINGS[s].layer_of(layer)) for layer in (sorted(set(layers)) if POOLINGS[s].per_layer
+                                                                 else [num_layers])] for s in ordered]
+
+
+def cell_vectors(pooled: dict[str, np.ndarray], cell: Cell) -> np.ndarray:
+    """The (texts, hidden) vectors of ``cell`` from ``Encoder.embed``'s output."""
+    return POOLINGS[cell.strategy].at(pooled[cell.strategy], cell.layer)
+
+
+def score_cell(vectors: np.ndarray, labels: Sequence[str] | None) -> CellResult:
+    """PCA to 2-D and the silhouette of ``labels`` on the full (n, dim) vectors (NaN without labels)."""
+    coords, variance = pca_2d(vectors)
+    return CellResult(coords, variance, separation(vectors, labels) if labels is not None else float("nan"))
+
+
+def cell_title(cell: Cell, result: CellResult, scored: bool) -> str:
+    """A panel title in two lines: the cell, then its explained variance and silhouette."""
+    spread = f"PCA var {result.variance.sum():.0%}" if result.variance.sum() > 0 else "all vectors identical"
+    return f"{cell.strategy} · {layer_label(cell.layer)}\n{spread}" + (f" · silhouette {result.silhouette:.2f}" if scored else "")
+
+
+@dataclass(frozen=True)
+class SeparationScores:
+    """Silhouettes of every cell: ``per_layer`` (per-layer strategies x layer columns), ``single``
+    (layer-independent strategies), and the best cell over both (``best_position`` is its (row,
+    column) in ``per_layer``, None when the best is a layer-independent strategy)."""
+
+    per_layer: pd.DataFrame
+    single: pd.Series
+    best_name: str | None
+    best_score: float
+    best_position: tuple[int, int] | None
+
+    def table(self) -> pd.DataFrame:
+        """Both parts in one frame for download: a row per strategy, a column per layer plus "one vector"."""
+        return pd.concat([self.per_layer, self.single.rename("one vector").to_frame()], axis=1) \
+            .reset_index(names="strategy")
+
+
+def separation_scores(silhouette_of: Callable[[Cell], float], strategies: Sequence[str],
+                      num_layers: int) -> SeparationScores:
+    """Every strategy at every layer, ``silhouette_of`` each cell, and the best cell (NaN ignored)."""
+    per_layer = [s for s in strategies if POOLINGS[s].per_layer]
+    single = [s for s in strategies if not POOLINGS[s].per_layer]
+    grid = pd.DataFrame({layer_label(k): [silhouette_of(Cell(s, k)) for s in per_layer] for k in range(num_layers + 1)},
+                        index=per_layer, dtype=float)
+    one = pd.Series({s: silhouette_of(Cell(s, None)) for s in single}, dtype=float)
+    position = best_cell(grid)
+    name, score = (None, float("nan"))
+    if position is not None:
+        name, score = f"{grid.index[position[0]]} at {grid.columns[position[1]]}", float(grid.iat[position])
+    if one.notna().any() and (name is None or one.max() > score):
+        name, score, position = f"{one.idxmax()} (one vector)", float(one.max()), None
+    return SeparationScores(grid, one, name, score, position)
