@@ -81,6 +81,10 @@ POOLINGS: dict[str, Pooling] = {
     "mean_no_special": Pooling(_mean_no_special, True, "states[:, 1:-1].mean(1)"),
     "max": Pooling(BatchStates.max, True, "states.max(1).values"),
     "mean_sqrt_len": Pooling(_mean_sqrt_len, True, "states.sum(1) / states.shape[1] ** 0.5"),
+    # sentence-transformers' "weightedmean": token i (1-based position, [CLS] = 1) weighted by i, padding left out
+    "weightedmean": Pooling(lambda t: t.weighted_mean(t.mask * torch.arange(1, t.mask.shape[1] + 1, device=t.mask.device)),
+                            True, "(states * torch.arange(1, states.shape[1] + 1)[:, None]).sum(1) / "
+                                  "torch.arange(1, states.shape[1] + 1).sum()"),
     # the trained pooler, tanh(W · last-layer [CLS] + b): one vector, no layer choice
     "pooler": Pooling(lambda t: t.pooler[:, None], False, "outputs.pooler_output[0]", needs_pooler=True),
     # Layer 0 (the embeddings) and the last layer, both mean-pooled. SimCSE's code once took

@@ -27,6 +27,8 @@ REFERENCE = {  # one unpadded text by hand: states (layers+1, tokens, hidden), p
                                                else np.zeros_like(states[:, :1])).mean(1),
     "max": lambda states, pooler: states.max(1),
     "mean_sqrt_len": lambda states, pooler: states.sum(1) / np.sqrt(states.shape[1]),
+    "weightedmean": lambda states, pooler: sum((i + 1) * states[:, i] for i in range(states.shape[1]))
+    / (states.shape[1] * (states.shape[1] + 1) / 2),
     "pooler": lambda states, pooler: pooler[None],
     "first_last_avg": lambda states, pooler: ((states[0].mean(0) + states[-1].mean(0)) / 2)[None],
 }
@@ -64,6 +66,19 @@ def test_mean_points_like_sentence_transformers(bundled: Encoder) -> None:
     ours = bundled.embed(TEXTS[:2] + TEXTS[3:], ["mean"])["mean"][:, -1]
     cos = (theirs * ours).sum(1) / np.linalg.norm(theirs, axis=1) / np.linalg.norm(ours, axis=1)
     assert cos.min() > 0.99999
+
+
+def test_weightedmean_equals_sentence_transformers_pooling(bundled: Encoder) -> None:
+    """Their Pooling(pooling_mode="weightedmean") on the bundled model's last layer, texts batched with padding."""
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+
+    model = SentenceTransformer(modules=[Transformer(str(bundled_model_dir())),
+                                         Pooling(384, pooling_mode="weightedmean")], device="cpu")
+    texts = [t for t in TEXTS if t]
+    theirs = model.encode(texts, batch_size=len(texts), convert_to_numpy=True)
+    ours = bundled.embed(texts, ["weightedmean"])["weightedmean"][:, -1]
+    np.testing.assert_allclose(ours, theirs, atol=1e-5)
 
 
 def test_embed_options_progress_and_errors(bundled: Encoder, tiny_no_pooler: Encoder) -> None:
