@@ -11,11 +11,12 @@ import io
 import os
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+import cachetools
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -32,12 +33,18 @@ if TYPE_CHECKING:
 
 CUSTOM = "Custom id or path…"
 ACTIVE = "_active_model"  # session key: the (model, device) this session uses, checked when chosen
+FAILED_NOTE = "_failed_model_note"  # session key: a failed model's message, shown once after the picker snaps back
+FAILURE_MEMORY_S = 600  # a model that failed to load is not tried again for this long, by any session
+_FAILURES_LOCK = threading.Lock()  # cachetools' caches are not thread-safe
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+# GFM turns bare URLs, www. names and e-mail addresses into links, escaped or not. An invisible word
+# joiner (U+2060) where the autolink rule looks breaks it; the text still reads the same.
+_AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=w)(?=ww\.)|(?=@)")
 
 
 def literal(text: str) -> str:
-    """Escape Markdown so user text inside a message shows as typed, never rendered."""
-    return _MARKDOWN.sub(r"\\\1", text)
+    """Escape Markdown so user text inside a message shows as typed, never rendered: no formatting, no links."""
+    return _MARKDOWN.sub(r"\\\1", _AUTOLINK.sub("\u2060", text))
 
 
 @st.cache_resource(show_spinner="Loading the model (the first time takes a few seconds)…", max_entries=4)
@@ -84,12 +91,49 @@ def allowed_models() -> list[str] | None:
     return listed or None
 
 
+@st.cache_resource
+def failed_models() -> cachetools.TTLCache:
+    """{(model, device): its error message} for loads that failed, shared by every session and forgotten
+    after ``FAILURE_MEMORY_S``: a model that cannot load (an unreachable hub) is not tried on every rerun."""
+    return cachetools.TTLCache(maxsize=256, ttl=FAILURE_MEMORY_S)
+
+
+def _load_or_remember_failure(wanted: tuple[str, str]) -> None:
+    """Load (or, for the bundled model, read the facts of) ``wanted``; ValueError, remembered, if it fails."""
+    failures = failed_models()
+    with _FAILURES_LOCK:
+        remembered = failures.get(wanted)
+    if remembered is not None:
+        raise ValueError(f"{remembered} (Not tried again for {FAILURE_MEMORY_S // 60} minutes after a failure.)")
+    try:
+        if wanted[0] == BUNDLED_MODEL:
+            model_info(*wanted)  # its files are read now; the weights load on first use
+        else:
+            get_encoder(*wanted)  # loaded now, so a model that fails never becomes active
+    except ValueError as err:
+        with _FAILURES_LOCK:
+            failures[wanted] = str(err)
+        raise
+
+
+def _show_in_picker(model: str, choices: list[str]) -> None:
+    """Set the model picker (before it is drawn) to ``model``: a listed choice, or a custom id or path."""
+    if model in choices:
+        st.session_state["model"] = model
+    else:
+        st.session_state["model"], st.session_state["custom_model"] = CUSTOM, model
+
+
 def model_sidebar() -> None:
-    """Model and device pickers with the loaded model's facts; a failed load keeps the last good model."""
+    """Model and device pickers with the loaded model's facts. A failed load keeps the last good model
+    and puts the picker (and so the URL) back on it, with the failure's message."""
     side = st.sidebar
     side.header("Model")
     allowed = allowed_models()
     choices = [BUNDLED_MODEL, *KNOWN_HUB_MODELS] if allowed is None else [BUNDLED_MODEL, *allowed]
+    failure = st.session_state.pop(FAILED_NOTE, None)
+    if failure is not None:
+        _show_in_picker(model_key()[0], choices)
     choice = side.selectbox("Model", list(dict.fromkeys([*choices, CUSTOM])), key="model", bind="query-params",
                             help="The bundled model works offline. Hub models download on first use.")
     model = choice
@@ -103,18 +147,18 @@ def model_sidebar() -> None:
         side.error(f"This server only loads the models its operator listed in BERTVIZ_MODELS: "
                    f"{literal(', '.join(choices))}. Custom ids and paths are turned off here.", icon="🔒")
         wanted = st.session_state.get(ACTIVE, (BUNDLED_MODEL, device))
-    if wanted != st.session_state.get(ACTIVE):
+    if failure is not None:
+        side.error(literal(failure), icon="⚠️")
+        side.caption(f"Still using **{literal(model_key()[0])}**.")
+    elif wanted != st.session_state.get(ACTIVE):
         try:
             with side, st.spinner(f"Loading {wanted[0]}…"):
-                if wanted[0] == BUNDLED_MODEL:
-                    model_info(*wanted)  # its files are read now; the weights load on first use
-                else:
-                    get_encoder(*wanted)  # loaded now, so a model that fails never becomes active
+                _load_or_remember_failure(wanted)
             st.session_state[ACTIVE] = wanted
         except ValueError as err:
-            side.error(literal(str(err)), icon="⚠️")
             st.session_state.setdefault(ACTIVE, (BUNDLED_MODEL, "auto"))
-            side.caption(f"Still using **{literal(st.session_state[ACTIVE][0])}**.")
+            st.session_state[FAILED_NOTE] = str(err)
+            st.rerun()  # draw the picker again, back on the model in use
     info = active_info()
     side.markdown(
         f"**{literal(info.name)}**  \n"
@@ -138,42 +182,82 @@ def model_key() -> tuple[str, str]:
     return st.session_state.get(ACTIVE, (BUNDLED_MODEL, "auto"))
 
 
-@st.cache_data(max_entries=64, show_spinner="Running the model…")
-def encode_texts(key: tuple[str, str], texts: tuple[str, ...],
-                 text_pairs: tuple[str, ...] | None = None) -> list[Encoding]:
-    """Cached ``Encoder.encode``: the model runs once per (model, texts, pairs)."""
-    return get_encoder(*key).encode(list(texts), None if text_pairs is None else list(text_pairs))
+def nbytes(value: Any) -> int:
+    """Bytes held by the numpy arrays in a result: a pooled corpus (dict of arrays) or a list of Encodings."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, dict):
+        return sum(nbytes(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(nbytes(v) for v in value)
+    return nbytes(value.hidden_states) + (0 if value.pooler is None else value.pooler.nbytes)
 
 
-class LRUStore:
-    """A small thread-safe least-recently-used dict, shared by all sessions through cache_resource."""
+class ByteBoundedStore:
+    """Results shared by every session, least recently used dropped first so their arrays stay within
+    ``budget`` bytes (cachetools' LRUCache sized by ``nbytes``). A result larger than the whole budget
+    is returned to its caller but not kept."""
 
-    def __init__(self, max_entries: int) -> None:
-        self.max_entries = max_entries
-        self._items: OrderedDict = OrderedDict()
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self._cache: cachetools.LRUCache = cachetools.LRUCache(maxsize=budget, getsizeof=nbytes)
         self._lock = threading.Lock()
 
     def get(self, key: Hashable) -> Any:
         with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-            return self._items.get(key)
+            return self._cache.get(key)
 
-    def put(self, key: Hashable, value: Any) -> None:
+    def put(self, key: Hashable, value: Any) -> bool:
+        """Keep ``value``; False when it alone exceeds the budget (then it is not kept)."""
         with self._lock:
-            self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self.max_entries:
-                self._items.popitem(last=False)
+            if nbytes(value) > self.budget:
+                return False
+            self._cache[key] = value
+            return True
+
+    @property
+    def used(self) -> int:
+        """Bytes of the results kept now."""
+        return int(self._cache.currsize)
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._cache)
+
+
+def cache_budget() -> int:
+    """Bytes of arrays the shared result store may hold: BERTVIZ_CACHE_MB (MiB), default 1024."""
+    value = os.environ.get("BERTVIZ_CACHE_MB", "")
+    return (int(value) if value.isdigit() and int(value) > 0 else 1024) << 20
 
 
 @st.cache_resource
-def pooled_store() -> LRUStore:
-    """Pooled corpora of every session: at most 8, the least recently used dropped first."""
-    return LRUStore(max_entries=8)
+def result_store() -> ByteBoundedStore:
+    """Pooled corpora and encodings of every session, within ``cache_budget()`` bytes."""
+    return ByteBoundedStore(cache_budget())
+
+
+def _shared(entry: Hashable, compute: Callable[[], Any]) -> Any:
+    """``entry``'s result from the shared store, computed (and kept, if it fits) on a miss. Kept arrays are
+    read-only: every session gets the same ones, without a copy."""
+    store = result_store()
+    value = store.get(entry)
+    if value is None:
+        value = compute()
+        for array in (value.values() if isinstance(value, dict) else (e.hidden_states for e in value)):
+            array.flags.writeable = False
+        store.put(entry, value)
+    return value
+
+
+def encode_texts(key: tuple[str, str], texts: tuple[str, ...],
+                 text_pairs: tuple[str, ...] | None = None) -> list[Encoding]:
+    """``Encoder.encode`` through the shared store: the model runs once per (model, texts, pairs)."""
+    def run() -> list[Encoding]:
+        with st.spinner("Running the model…"):
+            return get_encoder(*key).encode(list(texts), None if text_pairs is None else list(text_pairs))
+
+    pairs_id = None if text_pairs is None else corpus_digest(text_pairs)
+    return _shared(("encode", key, corpus_digest(texts), pairs_id), run)
 
 
 def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
@@ -183,14 +267,8 @@ def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
     Not an st.cache_* function: the model run reports progress to the page, which a cached
     function may not do, and a hit returns the arrays themselves, without a copy.
     """
-    store, entry = pooled_store(), (key, corpus_digest(texts))
-    pooled = store.get(entry)
-    if pooled is None:
-        pooled = get_encoder(*key).embed(list(texts), progress=progress)
-        for array in pooled.values():
-            array.flags.writeable = False
-        store.put(entry, pooled)
-    return pooled
+    return _shared(("embed", key, corpus_digest(texts)),
+                   lambda: get_encoder(*key).embed(list(texts), progress=progress))
 
 
 def corpus_digest(texts: tuple[str, ...]) -> str:
@@ -198,16 +276,37 @@ def corpus_digest(texts: tuple[str, ...]) -> str:
     return hashlib.sha256("\x1f".join(texts).encode("utf-8")).hexdigest()[:24]
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
 def word_occurrences(key: tuple[str, str], texts: tuple[str, ...], word: str, subword: str) -> list[Occurrence]:
-    """Cached occurrences of ``word``, from cached encodings: a new word or rule runs no model."""
-    return occurrences(encode_texts(key, texts), word, subword)
+    """Occurrences of ``word`` from the shared encodings: a new word or rule runs no model."""
+    return _occurrences(key, corpus_digest(texts), word, subword, encode_texts(key, texts))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _occurrences(key: tuple[str, str], texts_id: str, word: str, subword: str,
+                 _encodings: list[Encoding]) -> list[Occurrence]:
+    return occurrences(_encodings, word, subword)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def tokenize_text(key: tuple[str, str], text: str, text_pair: str | None, pad_to: int | None) -> pd.DataFrame:
     """Cached ``Encoder.tokenize``."""
     return get_encoder(*key).tokenize(text, text_pair, pad_to)
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """How many texts of a corpus lose tokens to the model's maximum length, how many in all, the most from one."""
+
+    texts: int
+    tokens: int
+    most: int
+
+
+@st.cache_data(max_entries=16, show_spinner="Tokenizing…")
+def truncation(key: tuple[str, str], corpus_id: str, _texts: tuple[str, ...]) -> Truncation:
+    """``Encoder.dropped`` summed over a corpus (tokenizing only, no model run), keyed by its digest."""
+    dropped = get_encoder(*key).dropped(list(_texts))
+    return Truncation(sum(d > 0 for d in dropped), sum(dropped), max(dropped, default=0))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

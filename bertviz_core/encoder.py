@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from bertviz_core.encoding import Encoding, ModelInput
+from bertviz_core.encoding import Encoding, ModelInput, check_unicode
 from bertviz_core.models import ModelInfo, load_pretrained, max_length, resolve_device, resolve_source
 from bertviz_core.pooling import POOLINGS, BatchStates, check_strategies
 from bertviz_core.vocab import vocabulary_table
@@ -50,6 +50,8 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
     bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
     if bad:
         raise ValueError(f"texts must all be strings; item {bad[0]} is {type(texts[bad[0]]).__name__}.")
+    for i, text in enumerate(texts):
+        check_unicode(text, f"Text {i + 1}")
     return texts
 
 
@@ -104,6 +106,9 @@ class Encoder:
         """
         if not isinstance(text, str) or (text_pair is not None and not isinstance(text_pair, str)):
             raise ValueError("text and text_pair must be strings.")
+        check_unicode(text)
+        if text_pair is not None:
+            check_unicode(text_pair, "The second text")
         tok = self._tokenize_many([text], None if text_pair is None else [text_pair])[0]
         n = len(tok.ids)
         frame = pd.DataFrame({
@@ -254,5 +259,6 @@ def load_encoder(model: str | None = None, device: str = "auto") -> Encoder:
         max_length=max_length(tokenizer.model_max_length, config.max_position_embeddings),
         device=resolved,
         has_pooler=has_pooler,
+        requested=source.requested,
     )
     return Encoder(tokenizer, net, info)

@@ -10,6 +10,18 @@ from dataclasses import dataclass
 import numpy as np
 
 
+def check_unicode(text: str, what: str = "The text") -> str:
+    """``text`` unchanged; ``ValueError`` when it holds a lone surrogate (e.g. "\\ud800"), which is no valid
+    Unicode character and which the tokenizer cannot read."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(f"{what} has a character that is not valid Unicode at position {err.start} "
+                         f"(U+{ord(text[err.start]):04X}, a lone surrogate, e.g. half of an emoji). "
+                         "Remove it, or copy the text again from its source.") from err
+    return text
+
+
 @dataclass(frozen=True)
 class ModelInput:
     """One model input, unpadded: ``n`` tokens with their ids, segments and character offsets."""

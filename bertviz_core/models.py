@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
 
 import torch
 
@@ -26,6 +28,7 @@ KNOWN_HUB_MODELS: tuple[str, ...] = (
     "bert-base-multilingual-cased",
 )
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda", "mps")
+HUB_PROBE_SECONDS = 3.0  # how long to wait for the hub to answer before treating it as unreachable
 _IMPORT_LOCK = threading.Lock()
 
 
@@ -43,15 +46,18 @@ class ModelInfo:
     max_length: int
     device: str
     has_pooler: bool  # True only when the checkpoint really holds pooler weights
+    requested: str = ""  # the model as the user gave it (a path as typed): what messages and code show
 
 
 @dataclass(frozen=True)
 class ModelSource:
-    """A resolved model request: ``location`` is a directory or a hub id."""
+    """A resolved model request: ``location`` is a directory or a hub id; ``requested`` is what the user
+    gave, shown in messages and teaching code instead of the server's own paths."""
 
     name: str
     location: str
     kind: str  # "bundled" | "local" | "hub"
+    requested: str
 
 
 def bundled_model_dir() -> Path:
@@ -69,19 +75,45 @@ def bundled_model_dir() -> Path:
 def resolve_source(model: str | os.PathLike | None) -> ModelSource:
     """Turn the user's model argument into a source; ``None`` means the bundled model."""
     if model is None or str(model).strip() in ("", BUNDLED_MODEL):
-        return ModelSource(BUNDLED_MODEL, str(bundled_model_dir()), "bundled")
+        return ModelSource(BUNDLED_MODEL, str(bundled_model_dir()), "bundled", BUNDLED_MODEL)
     text = str(model).strip()
     path = Path(text).expanduser()
     looks_like_path = text.startswith(("/", ".", "~")) or text.count("/") > 1 or "\\" in text
-    if path.exists() or looks_like_path:
-        if not (path / "config.json").is_file():
-            raise ValueError(
-                f"'{text}' is not a model directory: no config.json was found there. "
-                "Pass a folder saved with `model.save_pretrained(...)` and "
-                "`tokenizer.save_pretrained(...)`, or a Hugging Face hub id such as 'bert-base-uncased'."
-            )
-        return ModelSource(path.name or text, str(path.resolve()), "local")
-    return ModelSource(text, text, "hub")
+    not_a_model = ValueError(
+        f"'{_shorten(text)}' is not a model directory: no config.json was found there. "
+        "Pass a folder saved with `model.save_pretrained(...)` and "
+        "`tokenizer.save_pretrained(...)`, or a Hugging Face hub id such as 'bert-base-uncased'."
+    )
+    try:
+        if path.exists() or looks_like_path:
+            if not (path / "config.json").is_file():
+                raise not_a_model
+            return ModelSource(path.name or text, str(path.resolve()), "local", text)
+    except OSError as err:  # e.g. a name longer than the file system allows
+        raise not_a_model from err
+    return ModelSource(text, text, "hub", text)
+
+
+def _shorten(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def read_config(source: ModelSource) -> dict[str, Any]:
+    """A local model's config.json as a dict; ``ValueError`` saying what is wrong with it otherwise."""
+    where = f"The config.json in '{_shorten(source.requested)}'"
+    try:
+        config = json.loads((Path(source.location) / "config.json").read_text(encoding="utf-8"))
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{where} is not UTF-8 text.") from err
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{where} is not valid JSON ({err.msg} at line {err.lineno}, column {err.colno}). "
+                         "Save the model again with `model.save_pretrained(...)`.") from err
+    except OSError as err:
+        raise ValueError(f"{where} cannot be read ({err.strerror}).") from err
+    if not isinstance(config, dict):
+        raise ValueError(f"{where} holds a JSON {type(config).__name__}, not the object of settings a model "
+                         "config is. Save the model again with `model.save_pretrained(...)`.")
+    return config
 
 
 def resolve_device(device: str = "auto") -> str:
@@ -114,8 +146,7 @@ def _device_ok(device: str) -> bool:
 def _refuse_remote_code(source: ModelSource) -> None:
     if source.kind == "hub":
         return
-    config = json.loads((Path(source.location) / "config.json").read_text(encoding="utf-8"))
-    if "auto_map" in config:
+    if "auto_map" in read_config(source):
         raise ValueError(
             f"'{source.name}' needs custom code from its repository (its config has 'auto_map'). "
             "This app never runs remote code; choose a standard BERT-family encoder."
@@ -136,8 +167,11 @@ def _load_failure(source: ModelSource, err: Exception) -> ValueError:
             "that is online and enter that folder's path. Check the spelling of the id."
         )
     else:
-        tried = f"Tried the local directory '{source.location}'."
+        tried = f"Tried the local directory '{_shorten(source.requested)}'."
         how = "It must hold a BERT-family encoder saved with save_pretrained (config, weights and tokenizer)."
+        if isinstance(err, RuntimeError) and "mismatched" in str(err):
+            how = ("Its weights do not fit the sizes its config.json states (for example max_position_embeddings "
+                   "or vocab_size, or a setting missing there): correct the config, or save the model again.")
     return ValueError(f"Could not load model '{source.name}'. {tried} {how} (Details: {str(err).splitlines()[0][:300]})")
 
 
@@ -149,12 +183,15 @@ def load_pretrained(
         from transformers import AutoModel, AutoTokenizer
 
     _refuse_remote_code(source)
+    local_only = source.kind != "hub" or not hub_reachable()
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source.location, use_fast=True, trust_remote_code=False)
+        tokenizer = AutoTokenizer.from_pretrained(source.location, use_fast=True, trust_remote_code=False,
+                                                  local_files_only=local_only)
         model, loading = AutoModel.from_pretrained(
-            source.location, trust_remote_code=False, output_loading_info=True
+            source.location, trust_remote_code=False, output_loading_info=True, local_files_only=local_only
         )
-    except (OSError, ValueError, KeyError) as err:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError) as err:
+        # RuntimeError: weights whose shapes do not match the config, e.g. a position table of another size
         raise _load_failure(source, err) from err
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError(f"'{source.name}' has no fast tokenizer, which is needed for character offsets.")
@@ -165,6 +202,21 @@ def load_pretrained(
     has_pooler = pooler is not None and not any("pooler" in key for key in missing)
     model.eval().to(device)
     return tokenizer, model, has_pooler
+
+
+def hub_reachable(timeout: float = HUB_PROBE_SECONDS) -> bool:
+    """Whether the Hugging Face hub (``HF_ENDPOINT``, default huggingface.co) accepts a connection within
+    ``timeout`` seconds; False at once in offline mode. Without this check an unreachable hub costs tens
+    of seconds of retries per model."""
+    if os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0"):
+        return False
+    endpoint = urlparse(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    port = endpoint.port or (443 if endpoint.scheme == "https" else 80)
+    try:
+        with socket.create_connection((endpoint.hostname or "", port), timeout=timeout):
+            return True
+    except OSError:
+        return False
 
 
 def max_length(tokenizer_max: int, positions: int) -> int:
@@ -191,16 +243,22 @@ def describe(model: str | None = None, device: str = "auto") -> ModelInfo | None
     weights, tokenizer_file = folder / "model.safetensors", folder / "tokenizer.json"
     if not (weights.is_file() and tokenizer_file.is_file()):
         return None
-    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    config = read_config(source)
+    needed = ("model_type", "num_hidden_layers", "hidden_size", "max_position_embeddings")
+    if not all(isinstance(config.get(key), int if key != "model_type" else str) for key in needed):
+        return None  # a config that leans on the library's defaults: loading tells
     settings, tokenizer_max = folder / "tokenizer_config.json", 10**9
-    if settings.is_file():
-        tokenizer_max = json.loads(settings.read_text(encoding="utf-8")).get("model_max_length", 10**9)
-    with safe_open(weights, framework="numpy") as tensors:
-        has_pooler = any("pooler" in key for key in tensors.keys())
+    try:
+        if settings.is_file():
+            tokenizer_max = int(json.loads(settings.read_text(encoding="utf-8")).get("model_max_length", 10**9))
+        with safe_open(weights, framework="numpy") as tensors:
+            has_pooler = any("pooler" in key for key in tensors.keys())
+        vocab_size = Tokenizer.from_file(str(tokenizer_file)).get_vocab_size(with_added_tokens=True)
+    except Exception:  # noqa: BLE001 - safetensors and tokenizers raise their own error types; loading says what is wrong
+        return None
     return ModelInfo(
         name=source.name, source=source.location, kind=source.kind, model_type=config["model_type"],
-        num_layers=config["num_hidden_layers"], hidden_size=config["hidden_size"],
-        vocab_size=Tokenizer.from_file(str(tokenizer_file)).get_vocab_size(with_added_tokens=True),
+        num_layers=config["num_hidden_layers"], hidden_size=config["hidden_size"], vocab_size=vocab_size,
         max_length=max_length(tokenizer_max, config["max_position_embeddings"]),
-        device=resolve_device(device), has_pooler=has_pooler,
+        device=resolve_device(device), has_pooler=has_pooler, requested=source.requested,
     )

@@ -34,29 +34,50 @@ class CellResult:
     silhouette: float
 
 
+MAX_COLOURS = 20  # labels drawn in colours of their own; the rarer ones share "other"
+OTHER = "other"
+
+
 @dataclass(frozen=True)
 class LabelCheck:
-    """How a corpus' labels can be used: ``colour`` the labels to colour points by (None: grey), ``scored``
-    whether separation is measured, and ``message`` with its ``level`` ("info" / "warning") when not."""
+    """How a corpus' labels can be used: ``colour`` what to colour points by (None: grey; at most
+    ``MAX_COLOURS`` groups), ``scored`` the labels separation is measured on (None: not measured), and
+    ``messages``, each a (level "info" / "warning", text) to show."""
 
     colour: list[str] | None
-    scored: bool
-    message: str | None = None
-    level: str = "info"
+    scored: list[str] | None
+    messages: tuple[tuple[str, str], ...] = ()
+
+
+def colour_groups(labels: Sequence[str]) -> tuple[list[str], int]:
+    """Labels to colour by: the ``MAX_COLOURS - 1`` most frequent as they are, the rest as ``OTHER`` when
+    there are more than ``MAX_COLOURS``; and how many labels were merged into ``OTHER``."""
+    counts = pd.Series(list(labels)).value_counts(sort=True)
+    if len(counts) <= MAX_COLOURS:
+        return list(labels), 0
+    kept = set(counts.index[:MAX_COLOURS - 1])
+    return [label if label in kept else OTHER for label in labels], len(counts) - len(kept)
 
 
 def check_labels(labels: Sequence[str] | None) -> LabelCheck:
     """Whether ``labels`` colour the points and can be scored (see ``similarity.unscorable``)."""
     if labels is None:
-        return LabelCheck(None, False, "No labels: points are not coloured and separation scores are skipped.")
-    problem = unscorable(list(labels))
+        return LabelCheck(None, None, (("info", "No labels: points are not coloured and separation scores are "
+                                                "skipped."),))
+    labels = list(labels)
+    problem = unscorable(labels)
     if problem == "one class":
-        return LabelCheck(None, False, "Every text has the same label, so there is no separation to score. "
-                          "Points are shown uncoloured.", "warning")
+        return LabelCheck(None, None, (("warning", "Every text has the same label, so there is no separation to "
+                                                   "score. Points are shown uncoloured."),))
+    colour, merged = colour_groups(labels)
+    messages = ((("info", f"{len(set(labels)):,} labels: the {MAX_COLOURS - 1} most frequent have colours of "
+                          f"their own; the other {merged:,} are drawn as “{OTHER}”. Scores use every label."),)
+                if merged else ())
     if problem == "no shared class":
-        return LabelCheck(list(labels), False, "Every text has a label of its own, so no class has two texts to "
-                          "compare: separation is not scored. Points are coloured by label.", "warning")
-    return LabelCheck(list(labels), True)
+        return LabelCheck(colour, None, messages + (("warning", "Every text has a label of its own, so no class "
+                                                                "has two texts to compare: separation is not "
+                                                                "scored. Points are coloured by label."),))
+    return LabelCheck(colour, labels, messages)
 
 
 def grid_cells(strategies: Sequence[str], layers: Sequence[int], num_layers: int) -> list[list[Cell]]:

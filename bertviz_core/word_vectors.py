@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bertviz_core.encoding import Encoding
+from bertviz_core.encoding import Encoding, check_unicode
 
 @dataclass(frozen=True)
 class Reducer:
@@ -51,7 +51,7 @@ def check_word(word: str) -> str:
     """The word, stripped; ``ValueError`` for empty, punctuation-only or multi-word input."""
     if not isinstance(word, str) or not word.strip():
         raise ValueError("Enter a word to look for, e.g. 'bank'.")
-    word = word.strip()
+    word = check_unicode(word.strip(), "The word")
     if not re.search(r"\w", word):
         raise ValueError(f"'{word}' has no letters or digits: enter a word, e.g. 'bank'.")
     if re.search(r"\s", word):

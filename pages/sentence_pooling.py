@@ -5,7 +5,15 @@ import streamlit as st
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import max_rows, news_topics, table_texts
 from bertviz_core.pooling import POOLINGS, supported_strategies
-from bertviz_core.pooling_grid import Cell, cell_title, cell_vectors, check_labels, grid_cells, separation_scores
+from bertviz_core.pooling_grid import (
+    Cell,
+    LabelCheck,
+    cell_title,
+    cell_vectors,
+    check_labels,
+    grid_cells,
+    separation_scores,
+)
 from ui import (
     corpus_digest,
     download_csv,
@@ -19,6 +27,7 @@ from ui import (
     pooling_cell,
     table,
     teaching_panel,
+    truncation,
 )
 
 ensure_app_navigation()
@@ -42,6 +51,8 @@ def uploaded_corpus() -> tuple[list[str], list[str] | None] | None:
     except ValueError as err:
         st.error(literal(str(err)) + " The built-in corpus is shown meanwhile.", icon="📄")
         return None
+    if parsed.note:
+        st.info(parsed.note, icon="📄")
     columns = list(parsed.frame.columns)
     c1, c2 = st.columns(2)
     text_col = c1.selectbox("Text column", columns, index=columns.index(parsed.text_column)
@@ -69,14 +80,19 @@ if source == UPLOAD:
 
 available = supported_strategies(info.has_pooler)
 key, corpus_id = model_key(), corpus_digest(tuple(texts))
+truncated = truncation(key, corpus_id, tuple(texts))
+if truncated.texts:
+    st.warning(f"{truncated.texts:,} text(s) are longer than the model's {info.max_length} tokens and were cut "
+               f"to fit ({truncated.tokens:,} tokens dropped in all, at most {truncated.most:,} from one text). "
+               "Their vectors describe only their first part.", icon="✂️")
 bar = st.empty()
 pooled = embed_corpus(key, tuple(texts), lambda done, total: bar.progress(
     done / total, text=f"Encoding: {done:,} of {total:,} texts"))
 bar.empty()
 label_check = check_labels(labels)
-if label_check.message:
-    (st.warning if label_check.level == "warning" else st.info)(label_check.message)
-labels_id = corpus_digest(tuple(labels)) if label_check.scored else None
+for level, message in label_check.messages:
+    (st.warning if level == "warning" else st.info)(message)
+labels_id = corpus_digest(tuple(label_check.scored)) if label_check.scored else None
 
 c1, c2 = st.columns(2)
 pick = c1.selectbox("Cell to reproduce in a notebook and to download: strategy", available, key="sp_cell",
@@ -95,8 +111,8 @@ teaching_panel(
 
 
 @st.fragment
-def grid_view(pooled: dict, texts: list[str], corpus_id: str, colour: list[str] | None,
-              labels_id: str | None) -> None:
+def grid_view(key: tuple[str, str], pooled: dict, texts: list[str], corpus_id: str, labels: list[str] | None,
+              check: LabelCheck, labels_id: str | None) -> None:
     """The PCA grid and its pickers: choosing strategies or layers reruns only this part of the page."""
     c1, c2 = st.columns(2)
     strategies = c1.multiselect("Pooling strategies", available, available, key="sp_strats", bind="query-params",
@@ -111,21 +127,21 @@ def grid_view(pooled: dict, texts: list[str], corpus_id: str, colour: list[str] 
     panels = []
     for r, row in enumerate(rows, start=1):
         for c, cell in enumerate(row, start=1):
-            result = pooling_cell(key, corpus_id, labels_id, cell, pooled, colour)
+            result = pooling_cell(key, corpus_id, labels_id, cell, pooled, check.scored)
             panels.append(figures.Panel(r, c, cell_title(cell, result, labels_id is not None), result.coords))
-    st.plotly_chart(figures.pca_grid_figure(panels, len(rows), len(layers), colour, texts), key="sp_grid")
-    download_csv(pd.concat([pd.DataFrame({"panel": p.title.replace("\n", " · "), "text": texts, "label": colour or "",
+    st.plotly_chart(figures.pca_grid_figure(panels, len(rows), len(layers), check.colour, texts), key="sp_grid")
+    download_csv(pd.concat([pd.DataFrame({"panel": p.title.replace("\n", " · "), "text": texts, "label": labels or "",
                                            "pc1": p.coords[:, 0], "pc2": p.coords[:, 1]}) for p in panels]),
                  "Download every panel's PCA coordinates (CSV)", "pca_grid.csv", "sp_grid_csv")
 
 
-grid_view(pooled, texts, corpus_id, label_check.colour, labels_id)
+grid_view(key, pooled, texts, corpus_id, labels, label_check, labels_id)
 
-if label_check.scored:
+if labels_id:
     st.subheader("Which pooling and which layer separate the labels best?")
     st.caption("Every strategy at every layer, whichever the grid above shows.")
     scores = separation_scores(
-        lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled, label_check.colour).silhouette,
+        lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled, label_check.scored).silhouette,
         available, num_layers)
     if not scores.per_layer.empty:
         st.plotly_chart(figures.score_grid_figure(scores.per_layer, "silhouette (cosine) per strategy × layer",
@@ -139,7 +155,7 @@ if label_check.scored:
 
 st.subheader(f"Download the cell: {pick}, {figures.layer_label(pick_layer)}")
 vectors = cell_vectors(pooled, picked)
-coords = pooling_cell(key, corpus_id, labels_id, picked, pooled, label_check.colour).coords
+coords = pooling_cell(key, corpus_id, labels_id, picked, pooled, label_check.scored).coords
 stem = pick if pick_layer is None else f"{pick}_layer{pick_layer}"
 c1, c2, c3 = st.columns(3)
 with c1:

@@ -297,3 +297,26 @@ def test_layer_values_layer_change_updates_the_histogram(server: str, browser: B
     assert "lv_layer=4" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
     page.context.close()
+
+
+def test_bare_urls_and_addresses_in_user_text_stay_text(server: str, browser: Browser) -> None:
+    """Links in a shared URL's text must not become clickable: ranking table, warnings, sidebar errors."""
+    from urllib.parse import quote
+
+    texts = "Visit http://evil.example/login now\nwww.evil.example has prizes\nMail bob@evil.example today\nA plain one"
+    page = open_view(browser, f"{server}/compare_sentences?cs_texts={quote(texts)}")
+    page.locator(".st-key-cs_ranking [data-testid='stTable'] tbody tr").nth(2).wait_for(timeout=60_000)
+    shown = page.locator(".st-key-cs_ranking").inner_text().replace("\u2060", "")  # the invisible joiner
+    assert "www.evil.example has prizes" in shown and "bob@evil.example" in shown
+    assert page.locator("[data-testid='stApp'] a[href*='evil']").count() == 0
+    page.context.close()
+    page = open_view(browser, f"{server}/word_similarity?ws_word={quote('http://evil.example')}")
+    page.locator("[data-testid='stAlert']").first.wait_for(timeout=60_000)
+    assert page.locator("[data-testid='stApp'] a[href*='evil']").count() == 0
+    page.context.close()
+    page = open_view(browser, f"{server}/tokenization?model={quote('Custom id or path…')}"
+                              f"&custom_model={quote('./x@evil.example/www.evil.example')}")
+    page.locator("[data-testid='stSidebar'] [data-testid='stAlert']").first.wait_for(timeout=60_000)
+    assert "evil.example" in page.locator("[data-testid='stSidebar']").inner_text()
+    assert page.locator("[data-testid='stApp'] a[href*='evil']").count() == 0
+    page.context.close()

@@ -41,14 +41,25 @@ def test_mixed_calls_from_many_threads_equal_serial_results(bundled: Encoder) ->
         assert same(result, serial[job]), job
 
 
-def test_the_shared_corpus_cache_stays_bounded(bundled: Encoder) -> None:
+def test_the_shared_store_keeps_its_arrays_within_the_byte_budget(bundled: Encoder,
+                                                                     monkeypatch) -> None:  # noqa: ANN001
     import ui
 
-    store = ui.LRUStore(max_entries=3)
+    store = ui.ByteBoundedStore(budget=1000)
     for i in range(10):
-        store.put(i, i)
-    assert len(store) == 3 and store.get(0) is None and store.get(9) == 9
-    ui.pooled_store.clear()  # a fresh, empty process-wide store for this test
-    for i in range(12):  # twelve visitors, twelve different corpora
-        ui.embed_corpus(("all-MiniLM-L6-v2 (bundled)", "cpu"), (f"corpus {i} one", f"corpus {i} two"))
-    assert len(ui.pooled_store()) == 8
+        assert store.put(i, {"x": np.zeros(30, dtype=np.float32)})  # 120 bytes each
+    assert store.used == 960 and len(store) == 8 and store.get(0) is None and store.get(9) is not None
+    assert not store.put("huge", {"x": np.zeros(300, dtype=np.float32)}) and store.get("huge") is None
+
+    corpus = tuple(f"corpus sentence number {i}" for i in range(3))
+    one = bundled.embed(list(corpus))
+    assert ui.nbytes(one) == sum(a.nbytes for a in one.values())
+    monkeypatch.setenv("BERTVIZ_CACHE_MB", "1")
+    ui.result_store.clear()  # a fresh, empty process-wide store for this test, with a 1 MiB budget
+    assert ui.result_store().budget == 1 << 20
+    key = ("all-MiniLM-L6-v2 (bundled)", "cpu")
+    for i in range(40):  # forty visitors, forty different corpora of about 0.1 MiB each
+        ui.embed_corpus(key, tuple(f"corpus {i}: {t}" for t in corpus))
+    assert 0 < ui.result_store().used <= ui.result_store().budget
+    assert len(ui.result_store()) == (1 << 20) // ui.nbytes(one)
+    ui.result_store.clear()

@@ -63,11 +63,18 @@ def news_topics() -> pd.DataFrame:
 
 @dataclass(frozen=True)
 class Table:
-    """A parsed upload: the frame, the guessed text and label columns (None when unclear)."""
+    """A parsed upload: the frame, the guessed text and label columns (None when unclear), and a ``note``
+    saying how the file was read when that was not the obvious way."""
 
     frame: pd.DataFrame
     text_column: str | None
     label_column: str | None
+    note: str | None = None
+
+
+def _looks_like_a_sentence(cell: str) -> bool:
+    """A header cell that reads as data: four words or more, or ending like a sentence."""
+    return len(cell.split()) >= 4 or cell.rstrip().endswith((".", "!", "?"))
 
 
 def max_rows() -> int:
@@ -99,10 +106,19 @@ def read_table(data: bytes, limit: int | None = None) -> Table:
     except UnicodeDecodeError as err:
         raise ValueError(f"The file is not UTF-8 text (byte {err.start} cannot be read). "
                          "Save it as 'CSV UTF-8' and upload it again.") from err
-    try:
-        frame = pd.read_csv(io.StringIO(decoded), dtype=str, keep_default_na=False, skip_blank_lines=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
-        raise ValueError(f"The file could not be read as CSV: {str(err).splitlines()[0]}") from err
+    def parse(header: int | None) -> pd.DataFrame:
+        try:
+            return pd.read_csv(io.StringIO(decoded), dtype=str, keep_default_na=False, skip_blank_lines=False,
+                               header=header)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+            raise ValueError(f"The file could not be read as CSV: {str(err).splitlines()[0]}") from err
+
+    frame, note = parse(0), None
+    if any(_looks_like_a_sentence(str(c)) for c in frame.columns):  # no header row: its first row is a text
+        frame = parse(None)
+        frame.columns = [f"column {i + 1}" for i in range(frame.shape[1])]
+        note = ("The first row reads as a text, not as column names, so it is kept as a row and the columns "
+                "are named column 1, column 2, …")
     if len(frame) > limit:
         raise ValueError(f"The file has {len(frame):,} rows; the limit is {limit:,}. "
                          "Upload a smaller sample (or raise BERTVIZ_MAX_ROWS on the server).")
@@ -123,4 +139,4 @@ def read_table(data: bytes, limit: int | None = None) -> Table:
     label_candidates = named_labels or [c for c in others if 2 <= frame[c].nunique() <= 50
                                         and frame[c].str.len().mean() < 40]
     label_column = label_candidates[0] if len(label_candidates) == 1 else None
-    return Table(frame, text_column, label_column)
+    return Table(frame, text_column, label_column, note)
