@@ -65,27 +65,25 @@ def heatmap_figure(
     annotate: bool = False, best_cell: tuple[int, int] | None = None,
 ) -> go.Figure:
     """A heatmap of (rows, columns); ``marked_columns`` get a red tick and a label above the plot,
-    ``best_cell`` (row, column) a red box."""
-    text = np.vectorize(lambda v: f"{v:.2f}")(matrix) if annotate else None
-    fig = go.Figure(go.Heatmap(
-        z=matrix, x=plains(x_labels), y=plains(y_labels), colorscale=colorscale, zmid=zmid,
-        text=text, texttemplate="%{text}" if annotate else None,
-        hovertemplate="%{y} · %{x}<br>%{z:.3f}<extra></extra>",
-    ))
-    for col in marked_columns:
-        fig.add_shape(type="line", xref="x", yref="paper", x0=col, x1=col, y0=1.0, y1=1.04,
-                      line=dict(color="red", width=3))
-        fig.add_annotation(x=col, y=1.04, yref="paper", text=f"dim {col}", showarrow=False,
-                           yanchor="bottom", font=dict(color="red", size=11))
+    ``best_cell`` (row, column) a red box. Built as one dict: plotly's add_shape and update_layout
+    calls cost more than the rest of a page's rerun."""
+    heatmap = dict(type="heatmap", z=matrix, x=plains(x_labels), y=plains(y_labels), colorscale=colorscale,
+                   zmid=zmid, hovertemplate="%{y} · %{x}<br>%{z:.3f}<extra></extra>")
+    if annotate:
+        heatmap |= dict(text=np.vectorize(lambda v: f"{v:.2f}")(matrix), texttemplate="%{text}")
+    shapes = [dict(type="line", xref="x", yref="paper", x0=col, x1=col, y0=1.0, y1=1.04,
+                   line=dict(color="red", width=3)) for col in marked_columns]
+    annotations = [dict(x=col, y=1.04, yref="paper", text=f"dim {col}", showarrow=False, yanchor="bottom",
+                        font=dict(color="red", size=11)) for col in marked_columns]
     if best_cell is not None:
         row, col = best_cell
-        fig.add_shape(type="rect", x0=col - 0.5, x1=col + 0.5, y0=row - 0.5, y1=row + 0.5,
-                      line=dict(color="red", width=3))
+        shapes.append(dict(type="rect", x0=col - 0.5, x1=col + 0.5, y0=row - 0.5, y1=row + 0.5,
+                           line=dict(color="red", width=3)))
     row_height = 44 if annotate else 22
-    fig.update_layout(title=plain(title), height=max(300, row_height * len(y_labels) + 160),
-                      margin=dict(l=10, r=10, t=60, b=10), yaxis_autorange="reversed",
-                      xaxis_type="category", yaxis_type="category")
-    return fig
+    layout = dict(title=dict(text=plain(title)), height=max(300, row_height * len(y_labels) + 160),
+                  margin=dict(l=10, r=10, t=60, b=10), yaxis=dict(autorange="reversed", type="category"),
+                  xaxis=dict(type="category"), shapes=shapes, annotations=annotations)
+    return go.Figure(dict(data=[heatmap], layout=layout))
 
 
 def score_grid_figure(scores: pd.DataFrame, title: str, best_cell: tuple[int, int] | None) -> go.Figure:
@@ -171,13 +169,18 @@ def ranking_figure(names: Sequence[str], scores: Sequence[float], band: tuple[fl
                    title: str) -> go.Figure:
     """Horizontal bars in the given order, top to bottom (pass them most similar first); ``band``
     (p5, median, p95) of random pairs shaded behind."""
-    fig = go.Figure(go.Bar(x=list(scores), y=plains(names), orientation="h",
-                           marker_color="#4f46e5", hovertemplate="%{y}<br>%{x:.3f}<extra></extra>"))
-    if band is not None:
+    bars = dict(type="bar", x=list(scores), y=plains(names), orientation="h", marker=dict(color="#4f46e5"),
+                hovertemplate="%{y}<br>%{x:.3f}<extra></extra>")
+    shapes, annotations = [], []
+    if band is not None:  # one dict, as in heatmap_figure: add_vrect and add_vline are slow
         lo, mid, hi = band
-        fig.add_vrect(x0=lo, x1=hi, fillcolor="#f59e0b", opacity=0.2, line_width=0,
-                      annotation_text="random pairs: 5th–95th percentile", annotation_position="outside top")
-        fig.add_vline(x=mid, line_dash="dash", line_color="#b45309")
-    fig.update_layout(title=plain(title), height=max(260, 34 * len(names) + 140), margin=dict(l=10, r=10, t=70, b=10),
-                      yaxis_autorange="reversed")
-    return fig
+        shapes = [dict(type="rect", xref="x", yref="paper", x0=lo, x1=hi, y0=0, y1=1, fillcolor="#f59e0b",
+                       opacity=0.2, line=dict(width=0), layer="below"),
+                  dict(type="line", xref="x", yref="paper", x0=mid, x1=mid, y0=0, y1=1,
+                       line=dict(dash="dash", color="#b45309"))]
+        annotations = [dict(text="random pairs: 5th–95th percentile", x=(lo + hi) / 2, xref="x", y=1, yref="paper",
+                            yanchor="bottom", showarrow=False)]
+    layout = dict(title=dict(text=plain(title)), height=max(260, 34 * len(names) + 140),
+                  margin=dict(l=10, r=10, t=70, b=10), yaxis=dict(autorange="reversed"), shapes=shapes,
+                  annotations=annotations)
+    return go.Figure(dict(data=[bars], layout=layout))
