@@ -6,6 +6,8 @@ are cached with bounded ``st.cache_data`` as numpy arrays and pandas frames.
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import hashlib
 import io
 import os
@@ -22,6 +24,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
+from bertviz_core.attention import AttentionSummary, summarize, token_roles
 from bertviz_core.corpora import Table, read_table
 from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices, describe
 from bertviz_core.pooling_grid import Cell, CellResult, cell_vectors, score_cell
@@ -29,7 +32,7 @@ from bertviz_core.word_vectors import Occurrence, occurrences
 
 if TYPE_CHECKING:
     from bertviz_core.encoder import Encoder
-    from bertviz_core.encoding import Encoding
+    from bertviz_core.encoding import Encoding, ModelInput
 
 CUSTOM = "Custom id or path…"
 ACTIVE = "_active_model"  # session key: the (model, device) this session uses, checked when chosen
@@ -243,10 +246,29 @@ def _shared(entry: Hashable, compute: Callable[[], Any]) -> Any:
     value = store.get(entry)
     if value is None:
         value = compute()
-        for array in (value.values() if isinstance(value, dict) else (e.hidden_states for e in value)):
+        for array in _arrays(value):
             array.flags.writeable = False
         store.put(entry, value)
+        release_free_memory()
     return value
+
+
+_LIBC = ctypes.CDLL(ctypes.util.find_library("c") or None)
+
+
+def release_free_memory() -> None:
+    """Hand memory the model run freed back to the system. glibc keeps freed heap pages of many
+    medium allocations (torch's activations) for reuse, so without this a server's memory only grows
+    with each large corpus, whatever the store keeps; ``malloc_trim`` is glibc's, a no-op elsewhere."""
+    trim = getattr(_LIBC, "malloc_trim", None)
+    if trim is not None:
+        trim(0)
+
+
+def _arrays(value: Any) -> list[np.ndarray]:
+    """The numpy arrays in a result: a dict of arrays, a list of arrays, or a list of Encodings."""
+    items = value.values() if isinstance(value, dict) else value
+    return [item if isinstance(item, np.ndarray) else item.hidden_states for item in items]
 
 
 def encode_texts(key: tuple[str, str], texts: tuple[str, ...],
@@ -258,6 +280,30 @@ def encode_texts(key: tuple[str, str], texts: tuple[str, ...],
 
     pairs_id = None if text_pairs is None else corpus_digest(text_pairs)
     return _shared(("encode", key, corpus_digest(texts), pairs_id), run)
+
+
+def attention_weights(key: tuple[str, str], text: str, text_pair: str | None) -> np.ndarray:
+    """``Encoder.attentions`` of one text (or pair) through the shared store: (layers, heads, tokens, tokens)."""
+    def run() -> list[np.ndarray]:
+        with st.spinner("Running the model with eager attention…"):
+            return get_encoder(*key).attentions([text], None if text_pair is None else [text_pair])
+
+    return _shared(("attention", key, corpus_digest((text, text_pair or "")), text_pair is None), run)[0]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def model_input(key: tuple[str, str], text: str, text_pair: str | None) -> ModelInput:
+    """Cached ``Encoder.inputs`` of one text (or pair): its tokens, segments and what truncation dropped."""
+    return get_encoder(*key).inputs([text], None if text_pair is None else [text_pair])[0]
+
+
+@st.cache_data(max_entries=32, show_spinner="Measuring the heads…")
+def attention_summary(key: tuple[str, str], text: str, text_pair: str | None,
+                      _weights: np.ndarray) -> AttentionSummary:
+    """Cached ``attention.summarize``: head statistics, rollout and thumbnails of one text's weights."""
+    tokenizer = get_encoder(*key).tokenizer
+    roles = token_roles(model_input(key, text, text_pair).tokens, tokenizer.cls_token, tokenizer.sep_token)
+    return summarize(_weights, roles)
 
 
 def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],

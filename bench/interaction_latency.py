@@ -75,6 +75,7 @@ CHANGES: dict[str, tuple[str, str, Callable[[Page, int], None]] | None] = {
     "": None,
     "tokenization": ("padding toggle", "", toggle("Pad to a fixed length T")),
     "layer_values": ("layer", "?lv_layer=4", slider),
+    "attention": ("layer", "?at_layer=3", slider),
     "word_similarity": ("strategy", "", select("Word vector", ("layer 1", "layer 2"))),
     "sentence_pooling": ("layers", "", multiselect_last("Layers", TOP_LAYER)),
     "compare_sentences": ("layer", "?cs_layer=4", slider),

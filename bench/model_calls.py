@@ -28,6 +28,8 @@ CHANGES = {  # page's URL path: [(widget kind, key, value), ...] settings that m
                      ("session_state", "tok_tab", "Vocabulary"), ("toggle", "voc_re", True)],
     "layer_values": [("slider", "lv_layer", 2), ("selectbox", "lv_token", 3), ("radio", "lv_scope", "all tokens"),
                      ("slider", "lv_k", 2.5)],
+    "attention": [("slider", "at_layer", 3), ("multiselect", "at_heads", [2, 5]), ("selectbox", "at_token", 4),
+                  ("session_state", "at_tab", "Statistics"), ("session_state", "at_tab", "From one token")],
     "word_similarity": [("selectbox", "ws_strategy", "layer 2"), ("selectbox", "ws_metric", "dot product"),
                         ("selectbox", "ws_sub", "first"), ("radio", "ws_score", "gap")],
     "sentence_pooling": [("multiselect", "sp_layers", [1, 2]), ("multiselect", "sp_strats", ["max", "cls"])],

@@ -8,6 +8,7 @@ runs under ``torch.inference_mode`` and needs no lock.
 """
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -30,17 +31,20 @@ if TYPE_CHECKING:  # transformers itself is imported by models.load_pretrained, 
 # (bench/embed_throughput.py); a GPU needs larger ones to stay busy. The GPU figures are a moderate
 # guess, not yet measured: no GPU was lent to this project so far.
 BATCH_LIMITS: dict[str, tuple[int, int]] = {"cpu": (2048, 32), "cuda": (16384, 256), "mps": (8192, 128)}
+ATTENTION_BATCH_BYTES = 256 << 20  # attention weights of one batch, (B, layers, heads, T, T) float32, at most
 
 
 @dataclass(frozen=True)
 class Batch:
-    """One forward pass: which items, hidden (B, L+1, T, H), mask and special (B, T), pooler (B, H) or None."""
+    """One forward pass: which items, hidden (B, L+1, T, H), mask and special (B, T), pooler (B, H) or None;
+    or, for an attention pass, ``attentions`` (B, L, heads, T, T) and no hidden states."""
 
     indices: list[int]
-    hidden: torch.Tensor
+    hidden: torch.Tensor | None
     mask: torch.Tensor
     special: torch.Tensor
     pooler: torch.Tensor | None
+    attentions: torch.Tensor | None = None
 
 
 def _check_texts(texts: Sequence[str]) -> list[str]:
@@ -64,6 +68,8 @@ class Encoder:
         self.info = info
         self._lock = threading.Lock()
         self._vocabulary: pd.DataFrame | None = None
+        self._eager_lock = threading.Lock()
+        self._eager: PreTrainedModel | None = None
 
     # ---- input side -------------------------------------------------------------------
     def _tokenize_many(self, texts: list[str], pairs: list[str] | None = None) -> list[ModelInput]:
@@ -149,16 +155,35 @@ class Encoder:
         return self._vocabulary
 
     # ---- model side -------------------------------------------------------------------
+    def eager_model(self) -> PreTrainedModel:
+        """The model with eager attention, which returns attention weights (SDPA, the default, returns
+        none), built once. It shares every weight tensor with ``self.model``, so it costs no second
+        copy of the weights, and ``encode``/``embed`` stay on the fast SDPA path."""
+        with self._eager_lock:
+            if self._eager is None:
+                twin = copy.deepcopy(self.model)
+                twin.set_attn_implementation("eager")
+                twin.load_state_dict(self.model.state_dict(), assign=True)  # the same tensors, not copies
+                self._eager = twin.eval()
+        return self._eager
+
     def _forward(
-        self, items: list[ModelInput], progress: Callable[[int, int], None] | None = None
+        self, items: list[ModelInput], progress: Callable[[int, int], None] | None = None,
+        attentions: bool = False,
     ) -> Iterator[Batch]:
-        """Run padded, length-sorted batches within the device's ``BATCH_LIMITS``."""
+        """Run padded, length-sorted batches within the device's ``BATCH_LIMITS``: hidden states by
+        default; with ``attentions``, the eager model's attention weights instead, in batches of at
+        most ``ATTENTION_BATCH_BYTES`` of weights."""
         budget, max_batch = BATCH_LIMITS[self.info.device]
+        model = self.eager_model() if attentions else self.model
+        per_token_pair = 4 * self.info.num_layers * model.config.num_attention_heads  # bytes of weights
         order = sorted(range(len(items)), key=lambda i: -len(items[i].ids))
         done = 0
         while done < len(order):
             width = len(items[order[done]].ids)
             size = max(1, min(max_batch, budget // width))
+            if attentions:
+                size = max(1, min(size, ATTENTION_BATCH_BYTES // (per_token_pair * width * width)))
             idx = order[done:done + size]
             ids = torch.full((len(idx), width), self.tokenizer.pad_token_id or 0, dtype=torch.long)
             segments = torch.zeros_like(ids)
@@ -172,13 +197,17 @@ class Encoder:
                 mask[row, :n] = 1
             device = self.info.device
             with torch.inference_mode():
-                out = self.model(
-                    input_ids=ids.to(device), attention_mask=mask.to(device),
-                    token_type_ids=segments.to(device), output_hidden_states=True,
+                out = model(
+                    input_ids=ids.to(device), attention_mask=mask.to(device), token_type_ids=segments.to(device),
+                    output_hidden_states=not attentions, output_attentions=attentions,
                 )
-            hidden = torch.stack(out.hidden_states, dim=1).float()  # (B, L+1, T, H)
-            pooler = out.pooler_output.float() if self.info.has_pooler else None  # (B, H)
-            yield Batch(idx, hidden, mask.to(device), special.to(device), pooler)
+            if attentions:
+                weights = torch.stack(out.attentions, dim=1).float()  # (B, L, heads, T, T)
+                yield Batch(idx, None, mask.to(device), special.to(device), None, weights)
+            else:
+                hidden = torch.stack(out.hidden_states, dim=1).float()  # (B, L+1, T, H)
+                pooler = out.pooler_output.float() if self.info.has_pooler else None  # (B, H)
+                yield Batch(idx, hidden, mask.to(device), special.to(device), pooler)
             done += len(idx)
             if progress is not None:
                 progress(done, len(order))
@@ -190,11 +219,7 @@ class Encoder:
         layer's output, index k the output of transformer layer k. With ``text_pairs``, text i and
         pair i are one input, [CLS] A [SEP] B [SEP] with segments 0 then 1.
         """
-        texts = _check_texts(texts)
-        pairs = None if text_pairs is None else _check_texts(text_pairs)
-        if pairs is not None and len(pairs) != len(texts):
-            raise ValueError(f"text_pairs has {len(pairs)} items for {len(texts)} texts; give one pair per text.")
-        items = self._tokenize_many(texts, pairs) if texts else []
+        items, texts = self.inputs(texts, text_pairs), list(texts)
         result: list[Encoding | None] = [None] * len(texts)
         for batch in self._forward(items):
             hidden, pooler = batch.hidden.cpu().numpy(), batch.pooler
@@ -228,6 +253,28 @@ class Encoder:
             for name in names:
                 out[name][batch.indices] = POOLINGS[name].fn(states).float().cpu().numpy()
         return out
+
+    def attentions(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> list[np.ndarray]:
+        """Attention weights of every head of every layer, one float32 array per text, in input order:
+        (num_layers, heads, n_tokens, n_tokens), row q = how query token q spreads its attention over the
+        tokens (each row sums to 1). Equal to transformers' eager ``output_attentions``; batching and
+        padding change no text's numbers (padding keys get weight 0 and are sliced off)."""
+        items = self.inputs(texts, text_pairs)
+        result: list[np.ndarray | None] = [None] * len(items)
+        for batch in self._forward(items, attentions=True):
+            weights = batch.attentions.cpu().numpy()
+            for row, i in enumerate(batch.indices):
+                n = len(items[i].ids)
+                result[i] = np.ascontiguousarray(weights[row, :, :, :n, :n])
+        return result  # type: ignore[return-value]
+
+    def inputs(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> list[ModelInput]:
+        """What the model is given for each text (tokens, ids, segments, offsets), without running it."""
+        texts = _check_texts(texts)
+        pairs = None if text_pairs is None else _check_texts(text_pairs)
+        if pairs is not None and len(pairs) != len(texts):
+            raise ValueError(f"text_pairs has {len(pairs)} items for {len(texts)} texts; give one pair per text.")
+        return self._tokenize_many(texts, pairs) if texts else []
 
     def word_vectors(self, texts: Sequence[str], word: str, subword: str = "mean") -> list[Occurrence]:
         """Every whole-word, case-insensitive occurrence of ``word`` in ``texts``, in order.

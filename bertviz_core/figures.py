@@ -62,11 +62,12 @@ def layer_distributions_figure(quantiles: pd.DataFrame, title: str) -> go.Figure
 def heatmap_figure(
     matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], title: str,
     colorscale: str = "Viridis", marked_columns: Sequence[int] = (), zmid: float | None = None,
-    annotate: bool = False, best_cell: tuple[int, int] | None = None,
+    annotate: bool = False, best_cell: tuple[int, int] | None = None, selectable: bool = False,
 ) -> go.Figure:
     """A heatmap of (rows, columns); ``marked_columns`` get a red tick and a label above the plot,
-    ``best_cell`` (row, column) a red box. Built as one dict: plotly's add_shape and update_layout
-    calls cost more than the rest of a page's rerun."""
+    ``best_cell`` (row, column) a red box; ``selectable`` adds an invisible marker on every cell, so a
+    click selects it (plotly selects points, not heatmap cells). Built as one dict: plotly's add_shape
+    and update_layout calls cost more than the rest of a page's rerun."""
     heatmap = dict(type="heatmap", z=matrix, x=plains(x_labels), y=plains(y_labels), colorscale=colorscale,
                    zmid=zmid, hovertemplate="%{y} · %{x}<br>%{z:.3f}<extra></extra>")
     if annotate:
@@ -83,15 +84,76 @@ def heatmap_figure(
     layout = dict(title=dict(text=plain(title)), height=max(300, row_height * len(y_labels) + 160),
                   margin=dict(l=10, r=10, t=60, b=10), yaxis=dict(autorange="reversed", type="category"),
                   xaxis=dict(type="category"), shapes=shapes, annotations=annotations)
+    data = [heatmap]
+    if selectable:
+        rows, cols = np.meshgrid(plains(y_labels), plains(x_labels), indexing="ij")
+        data.append(dict(type="scatter", x=cols.ravel(), y=rows.ravel(), mode="markers", showlegend=False,
+                         marker=dict(size=18, opacity=0, color="black"), hoverinfo="none"))
+        layout |= dict(clickmode="event+select", dragmode=False)
+    return go.Figure(dict(data=data, layout=layout))
+
+
+def token_labels(tokens: Sequence[str], segments: Sequence[int] | None = None) -> list[str]:
+    """Unique axis labels for tokens ("3 · bank"; "B 9 · bank" in a pair's second segment): plotly merges
+    equal category labels, and a text repeats tokens."""
+    return [f"{'B ' if segments is not None and segments[i] else ''}{i} · {t}" for i, t in enumerate(tokens)]
+
+
+def attention_figure(weights: np.ndarray, labels: Sequence[str], title: str, boundary: int | None = None) -> go.Figure:
+    """A (queries, keys) attention matrix as a square heatmap, query tokens down the side and key tokens
+    across; ``boundary`` (the first token of a pair's second segment) is drawn as a line both ways.
+    Past 64 tokens the tick labels are left out (hover names each cell)."""
+    names = plains(labels)
+    size = min(900, max(420, 22 * len(names) + 200))
+    shapes = [] if boundary is None else [
+        dict(type="line", x0=boundary - 0.5, x1=boundary - 0.5, y0=-0.5, y1=len(names) - 0.5,
+             line=dict(color="#dc2626", width=2)),
+        dict(type="line", y0=boundary - 0.5, y1=boundary - 0.5, x0=-0.5, x1=len(names) - 0.5,
+             line=dict(color="#dc2626", width=2))]
+    axis = dict(type="category", showticklabels=len(names) <= 64, tickfont=dict(size=10))
+    heatmap = dict(type="heatmap", z=weights, x=names, y=names, colorscale="Blues", zmin=0,
+                   hovertemplate="query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>")
+    top = 150 if len(names) <= 64 else 70  # room for the rotated key labels between the title and the plot
+    layout = dict(title=dict(text=plain(title)), height=size + top - 50, width=size + 120, shapes=shapes,
+                  margin=dict(l=10, r=10, t=top, b=10), xaxis=axis | dict(title="key (attended to)", side="top"),
+                  yaxis=axis | dict(title="query (attending)", autorange="reversed"))
     return go.Figure(dict(data=[heatmap], layout=layout))
+
+
+def thumbnail_grid_figure(thumbnails: np.ndarray, title: str) -> go.Figure:
+    """Every head as a small multiple: (layers, heads, m, m) tiled into one heatmap trace, layers down,
+    heads across, each tile scaled to its own maximum so weak heads show their pattern too."""
+    layers, heads, m = thumbnails.shape[0], thumbnails.shape[1], thumbnails.shape[-1]
+    gap = max(1, m // 8)
+    tiled = np.full((layers * (m + gap) - gap, heads * (m + gap) - gap), np.nan)
+    peak = thumbnails.max(axis=(2, 3), keepdims=True)
+    scaled = thumbnails / np.where(peak > 0, peak, 1.0)
+    for layer in range(layers):
+        for head in range(heads):
+            top, left = layer * (m + gap), head * (m + gap)
+            tiled[top:top + m, left:left + m] = scaled[layer, head]
+    centres = lambda count: [i * (m + gap) + (m - 1) / 2 for i in range(count)]  # noqa: E731
+    tile_px = max(28, min(70, 900 // max(layers, heads)))
+    layout = dict(title=dict(text=plain(title)), height=layers * tile_px + 110, width=heads * tile_px + 130,
+                  margin=dict(l=10, r=10, t=60, b=10), plot_bgcolor="white",
+                  xaxis=dict(tickvals=centres(heads), ticktext=[str(h) for h in range(1, heads + 1)], title="head",
+                             side="top", showgrid=False, zeroline=False, constrain="domain"),
+                  yaxis=dict(tickvals=centres(layers), ticktext=[str(l) for l in range(1, layers + 1)], title="layer",
+                             autorange="reversed", showgrid=False, zeroline=False, scaleanchor="x"))
+    heatmap = dict(type="heatmap", z=tiled, colorscale="Blues", zmin=0, zmax=1, showscale=False, hoverinfo="skip")
+    return go.Figure(dict(data=[heatmap], layout=layout))
+
+
+def table_heatmap(table: pd.DataFrame, title: str, **options) -> go.Figure:
+    """``heatmap_figure`` of a numeric table, its index down the side and its columns across."""
+    return heatmap_figure(table.to_numpy(dtype=float), [str(c) for c in table.columns],
+                          [str(i) for i in table.index], title, **options)
 
 
 def score_grid_figure(scores: pd.DataFrame, title: str, best_cell: tuple[int, int] | None) -> go.Figure:
     """A table of scores (rows x columns, e.g. strategy x layer) as an annotated green heatmap, the
     ``best_cell`` (row, column) boxed in red."""
-    return heatmap_figure(scores.to_numpy(dtype=float), [str(c) for c in scores.columns],
-                          [str(i) for i in scores.index], title, colorscale="Greens", annotate=True,
-                          best_cell=best_cell)
+    return table_heatmap(scores, title, colorscale="Greens", annotate=True, best_cell=best_cell)
 
 
 def pair_curves_figure(curves: pd.DataFrame, same_sense: dict[str, bool | None], title: str) -> go.Figure:

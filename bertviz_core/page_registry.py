@@ -30,6 +30,9 @@ PAGES: tuple[PageEntry, ...] = (
               "How does text become WordPiece tokens, IDs, segments and an attention mask?"),
     PageEntry("pages/layer_values.py", "Layer values", "📊",
               "How are the hidden-state values distributed in each layer, and which dimensions are outliers?"),
+    PageEntry("pages/attention.py", "Attention", "🔦",
+              "Which tokens does each head of each layer look at: [CLS], [SEP], the previous word, itself? "
+              "Measured for every head, with rollout beside raw attention"),
     PageEntry("pages/word_similarity.py", "Word in context", "🏦",
               'How different is "bank" in "bank vault" and "river bank", at each layer, and which layer tells '
               "senses apart best?"),

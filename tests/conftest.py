@@ -31,12 +31,12 @@ TUTORIAL_IDS = [101, 2044, 11065, 2769, 2013, 1996, 2924, 11632, 1010, 1996, 292
 DEVICE = os.environ.get("BERTVIZ_TEST_DEVICE", "cpu")
 
 
-def save_tiny_bert(folder: Path, layers: int = 12, hidden: int = 48, pooler: bool = True) -> Path:
+def save_tiny_bert(folder: Path, layers: int = 12, hidden: int = 48, pooler: bool = True, heads: int = 4) -> Path:
     """Save a randomly initialised BertModel with the bundled WordPiece vocabulary."""
     tokenizer = AutoTokenizer.from_pretrained(bundled_model_dir())
     config = BertConfig(
         vocab_size=len(tokenizer), hidden_size=hidden, num_hidden_layers=layers,
-        num_attention_heads=4, intermediate_size=2 * hidden, max_position_embeddings=128,
+        num_attention_heads=heads, intermediate_size=2 * hidden, max_position_embeddings=128,
     )
     BertModel(config, add_pooling_layer=pooler).save_pretrained(folder)
     tokenizer.save_pretrained(folder)

@@ -320,3 +320,39 @@ def test_bare_urls_and_addresses_in_user_text_stay_text(server: str, browser: Br
     assert "evil.example" in page.locator("[data-testid='stSidebar']").inner_text()
     assert page.locator("[data-testid='stApp'] a[href*='evil']").count() == 0
     page.context.close()
+
+
+def test_attention_page_views_render_and_a_statistics_click_opens_the_head(server: str, browser: Browser) -> None:
+    page = open_view(browser, f"{server}/attention")
+    wait_for_chart(page, "Layer 1, head 1")
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.get_by_role("tab", name="Model view").click()
+    wait_for_chart(page, "Every head: rows are layers, columns heads")
+    page.get_by_role("tab", name="Statistics").click()
+    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 7", timeout=60_000)
+    wait_idle(page)
+    # Click the cell of layer 1, head 3 in the "previous token" heatmap (the 5th statistic): its marker
+    # sits over the cell; plotly selects it on click.
+    heatmap = page.locator(".st-key-at_stat_4 .js-plotly-plot")
+    heatmap.scroll_into_view_if_needed()
+    point = heatmap.evaluate("""el => { const xa = el._fullLayout.xaxis, ya = el._fullLayout.yaxis;
+        const box = el.getBoundingClientRect();
+        return {x: box.left + xa._offset + xa.d2p('h3'), y: box.top + ya._offset + ya.d2p('layer 1')}; }""")
+    page.mouse.click(point["x"], point["y"])
+    wait_for_chart(page, "Layer 1, head 3")
+    assert "at_heads=head+3" in page.url  # layer 1 and the head view are the defaults, so not in the link
+    page.context.close()
+
+
+def test_attention_page_stays_usable_at_512_tokens(server: str, browser: Browser) -> None:
+    from urllib.parse import quote
+
+    page = open_view(browser, f"{server}/attention?at_text={quote('word ' * 600)}&at_layer=3")
+    wait_for_chart(page, "Layer 3, head 1")
+    assert page.get_by_text("tokens were dropped").count() == 1
+    assert page.locator(".js-plotly-plot").first.evaluate("el => el._fullData[0].z.length") == 512
+    page.get_by_role("tab", name="Model view").click()
+    wait_for_chart(page, "Every head")
+    assert page.get_by_text("groups them into 48 blocks").count() == 1
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.context.close()

@@ -1,0 +1,133 @@
+"""Attention: every head of every layer, what it looks at, measured; rollout beside raw attention."""
+import pandas as pd
+import streamlit as st
+
+from bertviz_core import figures, recipes
+from bertviz_core.attention import HEAD_STATISTICS, THUMBNAIL_TOKENS, mean_weights, statistic_grid, token_view
+from bertviz_core.corpora import TUTORIAL
+from ui import (
+    attention_summary,
+    attention_weights,
+    download_csv,
+    encoder,
+    ensure_app_navigation,
+    literal,
+    model_input,
+    model_key,
+    teaching_panel,
+)
+
+ensure_app_navigation()
+
+info = encoder().info
+num_layers = info.num_layers
+TABS = ["Head view", "Model view", "Statistics", "From one token"]
+
+
+def open_head(chart_key: str) -> None:
+    """A click on a statistics cell: show that layer and head in the head view."""
+    points = st.session_state[chart_key].selection.points
+    if points:
+        layer, head = int(str(points[0]["y"]).removeprefix("layer ")), int(str(points[0]["x"]).removeprefix("h"))
+        st.session_state.update(at_layer=layer, at_heads=[head], at_tab="Head view")
+
+
+st.title("🔦 Attention")
+text = st.text_area("Text", TUTORIAL, key="at_text", bind="query-params", max_chars=50_000, height=80)
+pair_text = st.text_input("Optional second sentence (a pair: [CLS] A [SEP] B [SEP])", "", key="at_pair",
+                          bind="query-params", max_chars=50_000)
+if not text.strip():
+    st.info("Type a text above: every head of every layer shows how its tokens attend to each other.")
+    st.stop()
+pair = pair_text if pair_text.strip() else None
+if pair_text and pair is None:
+    st.info("The second sentence is only spaces, so the text is shown alone.")
+try:
+    tokens_in = model_input(model_key(), text, pair)
+except ValueError as err:
+    st.error(literal(str(err)), icon="✋")
+    st.stop()
+if tokens_in.dropped:
+    st.warning(f"The input is longer than the model's {info.max_length} tokens: {tokens_in.dropped:,} tokens were "
+               "dropped. The views show the first part.", icon="✂️")
+weights = attention_weights(model_key(), text, pair)  # (layers, heads, tokens, tokens)
+summary = attention_summary(model_key(), text, pair, weights)
+heads = weights.shape[1]
+labels = figures.token_labels(tokens_in.tokens, tokens_in.segments if pair else None)
+boundary = tokens_in.segments.index(1) if pair else None
+
+c1, c2, c3 = st.columns([2, 3, 3])
+layer = c1.slider("Layer", 1, num_layers, 1, key="at_layer", bind="query-params")
+chosen_heads = c2.multiselect("Heads (several: their mean)", list(range(1, heads + 1)), [1], key="at_heads",
+                              bind="query-params", format_func=lambda h: f"head {h}")
+token = c3.selectbox("Token (From one token)", range(len(labels)), index=min(10, len(labels) - 1),
+                     format_func=labels.__getitem__, key="at_token", bind="query-params")
+teaching_panel(
+    "Attention decides, in every layer and every head, how much each token (a row, the query) takes from each "
+    "other token (a column, the key); every row sums to 1.  \n"
+    "Heads specialise: some look at the previous or next token, some at [SEP] or [CLS], some at related words. "
+    "The statistics measure that for every head at once.",
+    recipes.attention(info, text, pair, layer, chosen_heads or [1], token),
+)
+with st.expander("Caveat: attention weights are not an explanation by themselves"):
+    st.markdown(
+        "A weight says how much of a token's *value vector* a head mixes in, not how much that token mattered for the "
+        "output: value vectors differ in size, and each layer adds its input back (the residual connection), so "
+        "large weights can move little (Kobayashi et al. 2020), and different weights can give the same prediction "
+        "(Jain & Wallace 2019). **Rollout** (Abnar & Zuidema 2020) follows the mixing through all layers, with the "
+        "residual counted as half of it; read raw attention and rollout together, as clues, not proofs."
+    )
+
+tab = st.tabs(TABS, key="at_tab", bind="query-params", on_change="rerun")
+head_tab, model_tab, stats_tab, token_tab = tab
+with head_tab:
+    if head_tab.open:
+        if not chosen_heads:
+            st.info("Choose at least one head above.")
+        else:
+            shown = mean_weights(weights, [layer - 1], [h - 1 for h in chosen_heads])  # (tokens, tokens)
+            which = f"head {chosen_heads[0]}" if len(chosen_heads) == 1 else \
+                f"mean of heads {', '.join(map(str, chosen_heads))}"
+            st.caption("Rows are the tokens attending, columns the tokens attended to; hover a cell for its weight. "
+                       + ("The red lines separate the pair's two sentences. " if pair else "")
+                       + "A heatmap, not bertviz's lines: it reads the same at 10 tokens and at 512, and every "
+                       "weight stays visible.")
+            st.plotly_chart(figures.attention_figure(shown, labels, f"Layer {layer}, {which}", boundary),
+                            key="at_head_chart")
+            download_csv(pd.DataFrame(shown, index=labels, columns=labels).reset_index(names="query"),
+                         "Download these weights (CSV)", f"attention_layer{layer}.csv", "at_head_csv")
+with model_tab:
+    if model_tab.open:
+        thumbs = summary.thumbnails
+        grouped = thumbs.shape[-1] < len(labels)
+        st.caption(f"All {num_layers} × {heads} = {num_layers * heads} heads, each scaled to its own largest weight. "
+                   + (f"The text has {len(labels)} tokens: each thumbnail groups them into {THUMBNAIL_TOKENS} blocks "
+                      "of neighbouring tokens (a cell is the attention from one block to another)." if grouped
+                      else "Pick a layer and head above to see one in full."))
+        st.plotly_chart(figures.thumbnail_grid_figure(thumbs, "Every head: rows are layers, columns heads"),
+                        key="at_model_chart")
+with stats_tab:
+    if stats_tab.open:
+        st.caption("Each heatmap is one statistic for every layer (rows) × head (columns h1, h2, …), averaged over "
+                   "all query tokens, [CLS] and [SEP] included. Hover a cell for its value; click it to open that "
+                   "head in the head view.")
+        columns = st.columns(2)
+        for i, (name, statistic) in enumerate(HEAD_STATISTICS.items()):
+            chart_key = f"at_stat_{i}"
+            with columns[i % 2]:
+                st.markdown(f"**{name}**: {statistic.definition}")
+                st.plotly_chart(figures.table_heatmap(statistic_grid(summary.statistics, name), "",
+                                                      colorscale="Purples", selectable=True),
+                                key=chart_key, on_select=lambda k=chart_key: open_head(k), selection_mode="points")
+        download_csv(summary.statistics, "Download every statistic (CSV)", "head_statistics.csv", "at_stats_csv")
+with token_tab:
+    if token_tab.open:
+        raw, rolled = token_view(weights, summary.rollout, token)  # (layers, tokens) each
+        raw.columns = rolled.columns = labels
+        st.caption(f"Where {literal(labels[token])} looks, layer by layer. Above: raw attention, the mean over the "
+                   "layer's heads. Below: rollout, the attention flow through every layer up to this one.")
+        st.plotly_chart(figures.table_heatmap(raw, "raw attention (mean over heads)", colorscale="Blues"),
+                        key="at_token_raw")
+        st.plotly_chart(figures.table_heatmap(rolled, "rollout", colorscale="Oranges"), key="at_token_rollout")
+        download_csv(pd.concat([raw.assign(kind="raw"), rolled.assign(kind="rollout")]).reset_index(names="layer"),
+                     "Download both (CSV)", f"attention_from_token{token}.csv", "at_token_csv")
