@@ -168,6 +168,13 @@ def model_sidebar() -> None:
         f"{info.num_layers} layers · hidden {info.hidden_size} · vocab {info.vocab_size:,}  \n"
         f"max {info.max_length} tokens · device `{info.device}` · pooler {'yes' if info.has_pooler else 'no'}"
     )
+    side.header("View")
+    side.toggle("Presentation mode", key=PRESENT, bind="query-params",
+                help="For a projector: larger text, no code panels or downloads, the sidebar folded away. "
+                     "It is in the link, so a prepared link opens in it.")
+    side.radio("Charts' camera button saves", PICTURE_FORMATS, horizontal=True, key="picture_format",
+               bind="query-params", format_func=str.upper,
+               help="At the chart's own size, with its title: SVG for slides that scale, PNG for anything else.")
 
 
 def encoder() -> Encoder:
@@ -414,9 +421,48 @@ def share_link() -> tuple[str, list[str]]:
     return (f"{base}?{query}" if query else base), too_long
 
 
+PRESENT = "present"  # query parameter: presentation mode, for a projector
+PICTURE_FORMATS = ("png", "svg")
+
+
+def presenting() -> bool:
+    """Whether this view is in presentation mode (``?present=true``, so a prepared link opens in it)."""
+    return bool(st.session_state.get(PRESENT)) or st.query_params.get(PRESENT) == "true"
+
+
+def presentation_style() -> None:
+    """Presentation mode's larger text (every size in Streamlit's CSS is relative to the root font)."""
+    if presenting():
+        st.html("<style>html { font-size: 22px; } [data-testid='stMainBlockContainer'] "
+                "{ padding-top: 3.5rem; max-width: 100%; }</style>")
+
+
+PRESENTATION_CHART_PX = 520  # chart height in presentation mode: one 1280 x 720 screen at 150 % zoom, with a title
+
+
+def chart(figure: Any, key: str, container: Any = None, fit: bool = True, **options: Any) -> Any:
+    """Draw a plotly figure. Its camera button saves the picture (PNG or SVG, as chosen in the sidebar) at
+    the figure's own size with its title, so nothing is clipped; in presentation mode text is larger and,
+    with ``fit``, the chart fits one screen (a grid of fixed-size panels passes ``fit=False``).
+    ``options`` go to ``st.plotly_chart`` (e.g. ``on_select``)."""
+    layout = figure.layout
+    if presenting():
+        figure.update_layout(font=dict(size=17), title_font=dict(size=24))
+        if fit and (layout.height is None or layout.height > PRESENTATION_CHART_PX):
+            figure.update_layout(height=PRESENTATION_CHART_PX)
+    height, width = layout.height or 450, layout.width or 1100
+    picture = st.session_state.get("picture_format", "png")
+    config = {"toImageButtonOptions": {"format": picture, "filename": key, "height": height, "width": width,
+                                       "scale": 2 if picture == "png" else 1}, "displaylogo": False}
+    return (container or st).plotly_chart(figure, key=key, config=config, **options)
+
+
 def teaching_panel(what: str, code: str) -> None:
-    """'What you are looking at' (two lines), the plain transformers code, and a link to this view."""
+    """'What you are looking at' (two lines), the plain transformers code, and a link to this view;
+    in presentation mode only the two lines."""
     st.info(what, icon="🔎")
+    if presenting():
+        return
     with st.expander("Reproduce these numbers in a notebook, or share this view"):
         st.code(code, language="python")
         link, too_long = share_link()
@@ -427,8 +473,35 @@ def teaching_panel(what: str, code: str) -> None:
                        f"{', '.join(too_long)}. Whoever opens it sees the default text there; paste yours in.")
 
 
+SENSES = "ws_senses"  # query parameter: the Word in context page's sense labels, "|"-separated
+
+
+def shared_senses(count: int) -> list[str] | None:
+    """The sense labels a shared link carries for ``count`` occurrences; None when it carries none (or a
+    number of labels that does not fit these texts)."""
+    labels = st.query_params.get(SENSES)
+    found = labels.split("|") if labels else []
+    return found if len(found) == count else None
+
+
+def forget_shared_senses() -> None:
+    """New texts or a new word: the link's sense labels were for other occurrences."""
+    st.query_params.pop(SENSES, None)
+
+
+def set_shared_senses(senses: list[str], defaults: list[str]) -> None:
+    """Put edited sense labels in the page's link (and take them out when they are the defaults again)."""
+    if senses == defaults:
+        forget_shared_senses()
+    else:
+        st.query_params[SENSES] = "|".join(s.replace("|", "/") for s in senses)
+
+
 def download_npy(array: np.ndarray, label: str, file_name: str, key: str) -> None:
-    """A NumPy .npy download button for an array, written only when clicked."""
+    """A NumPy .npy download button for an array, written only when clicked; none in presentation mode."""
+    if presenting():
+        return
+
     def npy() -> bytes:
         buffer = io.BytesIO()
         np.save(buffer, array)
@@ -438,6 +511,9 @@ def download_npy(array: np.ndarray, label: str, file_name: str, key: str) -> Non
 
 
 def download_csv(frame: pd.DataFrame, label: str, file_name: str, key: str) -> None:
-    """A CSV download button for the numbers behind a table or chart, written only when clicked."""
+    """A CSV download button for the numbers behind a table or chart, written only when clicked; none in
+    presentation mode."""
+    if presenting():
+        return
     st.download_button(label, lambda: frame.to_csv(index=False).encode("utf-8"), file_name=file_name,
                        mime="text/csv", key=key, on_click="ignore")

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import pandas as pd  # noqa: E402
-from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
+from live_app import CHROMIUM, CHROMIUM_ARGS, IDLE, running_app, wait_idle  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from bertviz_core import describe  # noqa: E402
@@ -64,6 +64,7 @@ def main() -> None:
                 idle = memory_mb(app.pid)
             page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
             page.wait_for_selector("[data-testid='stProgress']", timeout=60_000)
+            page.wait_for_selector(IDLE, timeout=900_000)  # encoding 5,000 rows takes a minute or more
             wait_idle(page, settle_ms=2000)
             page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=300_000)
             after_each.append(memory_mb(app.pid))

@@ -62,10 +62,10 @@ def layer_distributions_figure(quantiles: pd.DataFrame, title: str) -> go.Figure
 def heatmap_figure(
     matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], title: str,
     colorscale: str = "Viridis", marked_columns: Sequence[int] = (), zmid: float | None = None,
-    annotate: bool = False, best_cell: tuple[int, int] | None = None, selectable: bool = False,
+    annotate: bool = False, best_cells: Sequence[tuple[int, int]] = (), selectable: bool = False,
 ) -> go.Figure:
     """A heatmap of (rows, columns); ``marked_columns`` get a red tick and a label above the plot,
-    ``best_cell`` (row, column) a red box; ``selectable`` adds an invisible marker on every cell, so a
+    each of ``best_cells`` (row, column) a red box; ``selectable`` adds an invisible marker on every cell, so a
     click selects it (plotly selects points, not heatmap cells). Built as one dict: plotly's add_shape
     and update_layout calls cost more than the rest of a page's rerun."""
     heatmap = dict(type="heatmap", z=matrix, x=plains(x_labels), y=plains(y_labels), colorscale=colorscale,
@@ -76,13 +76,12 @@ def heatmap_figure(
                    line=dict(color="red", width=3)) for col in marked_columns]
     annotations = [dict(x=col, y=1.04, yref="paper", text=f"dim {col}", showarrow=False, yanchor="bottom",
                         font=dict(color="red", size=11)) for col in marked_columns]
-    if best_cell is not None:
-        row, col = best_cell
-        shapes.append(dict(type="rect", x0=col - 0.5, x1=col + 0.5, y0=row - 0.5, y1=row + 0.5,
-                           line=dict(color="red", width=3)))
+    shapes += [dict(type="rect", x0=col - 0.5, x1=col + 0.5, y0=row - 0.5, y1=row + 0.5,
+                    line=dict(color="red", width=3)) for row, col in best_cells]
     row_height = 44 if annotate else 22
+    top = 90 if marked_columns else 60  # the dimension labels sit between the title and the plot
     layout = dict(title=dict(text=plain(title)), height=max(300, row_height * len(y_labels) + 160),
-                  margin=dict(l=10, r=10, t=60, b=10), yaxis=dict(autorange="reversed", type="category"),
+                  margin=dict(l=10, r=10, t=top, b=10), yaxis=dict(autorange="reversed", type="category"),
                   xaxis=dict(type="category"), shapes=shapes, annotations=annotations)
     data = [heatmap]
     if selectable:
@@ -150,25 +149,33 @@ def table_heatmap(table: pd.DataFrame, title: str, **options) -> go.Figure:
                           [str(i) for i in table.index], title, **options)
 
 
-def score_grid_figure(scores: pd.DataFrame, title: str, best_cell: tuple[int, int] | None) -> go.Figure:
+def score_grid_figure(scores: pd.DataFrame, title: str, best_cells: Sequence[tuple[int, int]]) -> go.Figure:
     """A table of scores (rows x columns, e.g. strategy x layer) as an annotated green heatmap, the
-    ``best_cell`` (row, column) boxed in red."""
-    return table_heatmap(scores, title, colorscale="Greens", annotate=True, best_cell=best_cell)
+    ``best_cells`` (row, column) boxed in red: one best, or every cell of a tie."""
+    return table_heatmap(scores, title, colorscale="Greens", annotate=True, best_cells=best_cells)
+
+
+PAIR_KINDS = {True: ("same sense", "#16a34a", "solid"), False: ("different senses", "#dc2626", "dash"),
+              None: ("a sense not labelled", "#94a3b8", "dot")}
 
 
 def pair_curves_figure(curves: pd.DataFrame, same_sense: dict[str, bool | None], title: str) -> go.Figure:
-    """One line per pair across layers (long frame: pair, layer, cosine); dashed = different senses."""
-    fig = go.Figure()
+    """One line per pair across layers (long frame: pair, layer, cosine), coloured by kind of pair; the
+    legend has one entry per kind, however many pairs (hover names each pair)."""
+    data, shown = [], set()
     for pair, rows in curves.groupby("pair", sort=False):
-        same = same_sense.get(pair)
-        fig.add_trace(go.Scatter(
-            x=[layer_label(int(x)) for x in rows["layer"]], y=rows["cosine"], mode="lines+markers", name=plain(pair),
-            line=dict(dash="solid" if same in (True, None) else "dash", width=2 if same else 1.5),
-            hovertemplate="%{fullData.name}<br>%{x}: %{y:.3f}<extra></extra>",
-        ))
-    fig.update_layout(title=plain(title), yaxis_title="cosine similarity", height=420,
-                      margin=dict(l=10, r=10, t=40, b=10), legend=dict(font=dict(size=10)))
-    return fig
+        kind = same_sense.get(pair)
+        name, colour, dash = PAIR_KINDS[kind]
+        data.append(dict(type="scatter", x=[layer_label(int(x)) for x in rows["layer"]], y=rows["cosine"],
+                         mode="lines+markers", name=name, legendgroup=name, showlegend=kind not in shown,
+                         line=dict(color=colour, dash=dash, width=1.5), marker=dict(size=5), opacity=0.75,
+                         customdata=[plain(pair)] * len(rows),
+                         hovertemplate="pair %{customdata}<br>%{x}: %{y:.3f}<extra></extra>"))
+        shown.add(kind)
+    layout = dict(title=dict(text=plain(title)), yaxis=dict(title="cosine similarity"), height=420,
+                  margin=dict(l=10, r=10, t=60, b=10), legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1,
+                                                                   xanchor="right"))
+    return go.Figure(dict(data=data, layout=layout))
 
 
 SVG_POINTS = 40_000  # points in a whole PCA grid up to which it is drawn as SVG
@@ -176,12 +183,14 @@ SVG_POINTS = 40_000  # points in a whole PCA grid up to which it is drawn as SVG
 
 @dataclass(frozen=True)
 class Panel:
-    """One PCA scatter: grid position (1-based), title, (n, 2) coordinates."""
+    """One PCA scatter: grid position (1-based), title, (n, 2) coordinates, and its row's name (shown
+    once, beside the row's first panel)."""
 
     row: int
     col: int
     title: str
     coords: np.ndarray
+    row_name: str = ""
 
 
 def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Sequence[str] | None,
@@ -192,8 +201,8 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
     x1..xN by domain): with 22 panels this builds in a third of the time of one trace per label per
     panel through ``make_subplots`` (50 vs 143 ms) and draws about 20 % faster.
     """
-    plot_px = 270 * rows + 10  # figure height less the top and bottom margins
-    gap_x, gap_y = 0.04, 55 / plot_px  # 55 px between rows: room for a two-line panel title
+    plot_px = 250 * rows + 10  # figure height less the top and bottom margins
+    gap_x, gap_y = 0.04, 45 / plot_px  # 45 px between rows: room for a two-line panel title
     width, height = (1 - gap_x * (cols - 1)) / cols, (1 - gap_y * (rows - 1)) / rows
     hover = [t if len(t) <= 90 else t[:87] + "…" for t in texts]
     groups = sorted(set(labels)) if labels is not None else []
@@ -213,7 +222,9 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
         layout[f"xaxis{suffix}"] = dict(domain=[max(0.0, left), min(1.0, left + width)], anchor=f"y{suffix}",
                                         showticklabels=False)
         layout[f"yaxis{suffix}"] = dict(domain=[max(0.0, top - height), min(1.0, top)], anchor=f"x{suffix}",
-                                        showticklabels=False)
+                                        showticklabels=False,
+                                        title=dict(text=plain(panel.row_name) if panel.col == 1 else "",
+                                                   font=dict(size=13)))
         layout["annotations"].append(dict(text=plain(panel.title), x=left + width / 2, y=top, xref="paper",
                                           yref="paper", xanchor="center", yanchor="bottom", showarrow=False,
                                           font=dict(size=11)))

@@ -40,8 +40,8 @@ PAGES: tuple[PageEntry, ...] = (
               'Which vector is "the sentence embedding": [CLS], pooler, mean or max, and from which layer? '
               "Measured by class separation"),
     PageEntry("pages/compare_sentences.py", "Compare sentences", "⚖️",
-              'Why can "what is your age?" and "Today is monday" score 0.93? Ranking, a random-pair baseline, '
-              "centering and whitening"),
+              'Why can "what is your age?" and "Today is monday" score 0.93 (bert-base-uncased, in a Q&A thread), '
+              "and what does the loaded model give? Ranking, a random-pair baseline, centering and whitening"),
 )
 
 

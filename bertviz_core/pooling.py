@@ -55,6 +55,7 @@ class Pooling:
     per_layer: bool
     code: str
     needs_pooler: bool = False
+    rescales: str | None = None  # the strategy this one is a per-text multiple of (the same direction)
 
     def layer_of(self, layer: int) -> int | None:
         """The layer this strategy reads when ``layer`` is asked for: that layer, or None when it has no layer."""
@@ -80,7 +81,7 @@ POOLINGS: dict[str, Pooling] = {
     "mean": Pooling(lambda t: t.mean, True, "states.mean(1)"),  # [CLS] and [SEP] included, as sentence-transformers
     "mean_no_special": Pooling(_mean_no_special, True, "states[:, 1:-1].mean(1)"),
     "max": Pooling(BatchStates.max, True, "states.max(1).values"),
-    "mean_sqrt_len": Pooling(_mean_sqrt_len, True, "states.sum(1) / states.shape[1] ** 0.5"),
+    "mean_sqrt_len": Pooling(_mean_sqrt_len, True, "states.sum(1) / states.shape[1] ** 0.5", rescales="mean"),
     # sentence-transformers' "weightedmean": token i (1-based position, [CLS] = 1) weighted by i, padding left out
     "weightedmean": Pooling(lambda t: t.weighted_mean(t.mask * torch.arange(1, t.mask.shape[1] + 1, device=t.mask.device)),
                             True, "(states * torch.arange(1, states.shape[1] + 1)[:, None]).sum(1) / "

@@ -14,7 +14,9 @@ import pandas as pd
 from bertviz_core.figures import layer_label
 from bertviz_core.pooling import POOLINGS
 from bertviz_core.projection import pca_2d
-from bertviz_core.similarity import best_cell, separation, unscorable
+from bertviz_core.similarity import Verdict, separation, top_positions, unscorable, verdict
+
+SILHOUETTE_MARGIN = 0.005  # silhouettes closer than this to the top count as a tie
 
 
 @dataclass(frozen=True)
@@ -101,41 +103,45 @@ def score_cell(vectors: np.ndarray, labels: Sequence[str] | None) -> CellResult:
 
 
 def cell_title(cell: Cell, result: CellResult, scored: bool) -> str:
-    """A panel title in two lines: the cell, then its explained variance and silhouette."""
-    spread = f"PCA var {result.variance.sum():.0%}" if result.variance.sum() > 0 else "all vectors identical"
-    return f"{cell.strategy} · {layer_label(cell.layer)}\n{spread}" + (f" · silhouette {result.silhouette:.2f}" if scored else "")
+    """A panel title in two short lines (the grid names the strategy beside its row): the layer, then the
+    explained variance and silhouette."""
+    spread = f"var {result.variance.sum():.0%}" if result.variance.sum() > 0 else "all identical"
+    return f"{layer_label(cell.layer)}\n{spread}" + (f" · sil {result.silhouette:.2f}" if scored else "")
 
 
 @dataclass(frozen=True)
 class SeparationScores:
     """Silhouettes of every cell: ``per_layer`` (per-layer strategies x layer columns), ``single``
-    (layer-independent strategies), and the best cell over both (``best_position`` is its (row,
-    column) in ``per_layer``, None when the best is a layer-independent strategy)."""
+    (layer-independent strategies), and the ``verdict`` over both (None without scores)."""
 
     per_layer: pd.DataFrame
     single: pd.Series
-    best_name: str | None
-    best_score: float
-    best_position: tuple[int, int] | None
+    verdict: Verdict | None
 
     def table(self) -> pd.DataFrame:
-        """Both parts in one frame for download: a row per strategy, a column per layer plus "one vector"."""
-        return pd.concat([self.per_layer, self.single.rename("one vector").to_frame()], axis=1) \
-            .reset_index(names="strategy")
+        """Both parts in one frame: a row per strategy, a column per layer plus "one vector"."""
+        return pd.concat([self.per_layer, self.single.rename("one vector").to_frame()], axis=1)
+
+    def top_positions(self) -> list[tuple[int, int]]:
+        """(row, column) in ``per_layer`` of every per-layer cell on top, to box in the heatmap."""
+        return top_positions(self.verdict, self.per_layer)
+
+    def tie_reason(self) -> str | None:
+        """Why tied strategies must tie, when one is a per-text multiple of another (the same direction)."""
+        tied = {row for row, _ in self.verdict.cells} if self.verdict and self.verdict.tie else set()
+        pairs = [(s, POOLINGS[s].rescales) for s in tied if POOLINGS[s].rescales in tied]
+        return " ".join(f"{s} is {base} multiplied by a number per text, and a cosine silhouette ignores a vector's "
+                        f"length, so the two always score the same." for s, base in pairs) or None
 
 
 def separation_scores(silhouette_of: Callable[[Cell], float], strategies: Sequence[str],
                       num_layers: int) -> SeparationScores:
-    """Every strategy at every layer, ``silhouette_of`` each cell, and the best cell (NaN ignored)."""
+    """Every strategy at every layer, ``silhouette_of`` each cell, and which are on top (within
+    ``SILHOUETTE_MARGIN``: a tie), NaN ignored."""
     per_layer = [s for s in strategies if POOLINGS[s].per_layer]
     single = [s for s in strategies if not POOLINGS[s].per_layer]
     grid = pd.DataFrame({layer_label(k): [silhouette_of(Cell(s, k)) for s in per_layer] for k in range(num_layers + 1)},
                         index=per_layer, dtype=float)
     one = pd.Series({s: silhouette_of(Cell(s, None)) for s in single}, dtype=float)
-    position = best_cell(grid)
-    name, score = (None, float("nan"))
-    if position is not None:
-        name, score = f"{grid.index[position[0]]} at {grid.columns[position[1]]}", float(grid.iat[position])
-    if one.notna().any() and (name is None or one.max() > score):
-        name, score, position = f"{one.idxmax()} (one vector)", float(one.max()), None
-    return SeparationScores(grid, one, name, score, position)
+    scores = SeparationScores(grid, one, None)
+    return SeparationScores(grid, one, verdict(scores.table(), SILHOUETTE_MARGIN))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from bertviz_core.comparison import FIT_ROWS, rows_code
 from bertviz_core.models import ModelInfo
+from bertviz_core.similarity import METRIC_IMPORTS, METRICS
 
 
 def load_lines(info: ModelInfo, attention: bool = False) -> str:
@@ -59,11 +60,12 @@ def layer_values(info: ModelInfo, text: str, token: int, layer: int) -> str:
     ).replace("import torch\n", "import numpy as np\nimport torch\n", 1)
 
 
-def word_similarity(info: ModelInfo, texts: list[str], word: str, strategy_code: str, merge_code: str) -> str:
-    """Every occurrence of ``word`` as one vector (pieces merged, layers combined), then cosines."""
+def word_similarity(info: ModelInfo, texts: list[str], word: str, strategy_code: str, merge_code: str,
+                    metric: str = "cosine") -> str:
+    """Every occurrence of ``word`` as one vector (pieces merged, layers combined), then the ``metric`` matrix."""
     return (
         load_lines(info)
-        + f"import re\nfrom sklearn.metrics.pairwise import cosine_similarity\n\ntexts = {texts!r}\nvectors = []\n"
+        + f"import re\nimport numpy as np\n{METRIC_IMPORTS}\n\ntexts = {texts!r}\nvectors = []\n"
         "for text in texts:\n"
         "    inputs = tokenizer(text, return_tensors='pt', truncation=True, return_offsets_mapping=True)\n"
         "    offsets = inputs.pop('offset_mapping')[0].tolist()\n"
@@ -74,7 +76,7 @@ def word_similarity(info: ModelInfo, texts: list[str], word: str, strategy_code:
         "        pieces = hidden[:, ids]                    # (layers+1, pieces, hidden)\n"
         f"        states = {merge_code}                   # (layers+1, hidden)\n"
         f"        vectors.append(({strategy_code}).numpy())\n"
-        "print(cosine_similarity(vectors).round(3))\n"
+        f"vectors = np.stack(vectors)\nmatrix = {METRICS[metric].code}   # {metric}\nprint(matrix.round(3))\n"
     )
 
 
@@ -107,8 +109,8 @@ def sentence_pooling(info: ModelInfo, texts: list[str], pooling_code: str, layer
 
 
 def compare_sentences(info: ModelInfo, texts: list[str], pooling_code: str, layer: int | None,
-                      correction: str, axes: int | None = None) -> str:
-    """Sentence vectors for one pooling strategy and layer, optionally corrected, then cosines.
+                      correction: str, axes: int | None = None, metric: str = "cosine") -> str:
+    """Sentence vectors for one pooling strategy and layer, optionally corrected, then the ``metric`` matrix.
 
     Corrections are fitted, as in the app, on the built-in corpus' ``FIT_ROWS``.
     """
@@ -127,7 +129,7 @@ def compare_sentences(info: ModelInfo, texts: list[str], pooling_code: str, laye
     }[correction]
     return (
         _pooled_vectors(info, texts, pooling_code, layer) + fix
-        + "from sklearn.metrics.pairwise import cosine_similarity\nprint(cosine_similarity(vectors).round(3))\n"
+        + f"{METRIC_IMPORTS}\nmatrix = {METRICS[metric].code}   # {metric}\nprint(matrix.round(3))\n"
     )
 
 

@@ -16,18 +16,23 @@ from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances
 
 @dataclass(frozen=True)
 class Metric:
-    """``fn`` maps (n, d) to an (n, n) matrix; ``similar_high`` is False for distances."""
+    """``fn`` maps (n, d) to an (n, n) matrix; ``similar_high`` is False for distances; ``code`` is the same
+    on a numpy array ``vectors`` for the teaching panel (scikit-learn's pairwise functions imported)."""
 
     fn: Callable[[np.ndarray], np.ndarray]
     similar_high: bool
     note: str
+    code: str
 
 
 METRICS: dict[str, Metric] = {
-    "cosine": Metric(lambda x: cosine_similarity(x), True, "angle only: 1 same direction, 0 orthogonal"),
-    "dot product": Metric(lambda x: x @ x.T, True, "angle and length together"),
-    "euclidean distance": Metric(lambda x: euclidean_distances(x), False, "0 = identical; lower is more similar"),
+    "cosine": Metric(lambda x: cosine_similarity(x), True, "angle only: 1 same direction, 0 orthogonal",
+                     "cosine_similarity(vectors)"),
+    "dot product": Metric(lambda x: x @ x.T, True, "angle and length together", "vectors @ vectors.T"),
+    "euclidean distance": Metric(lambda x: euclidean_distances(x), False, "0 = identical; lower is more similar",
+                                 "euclidean_distances(vectors)"),
 }
+METRIC_IMPORTS = "from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances"
 
 
 def similarity_matrix(vectors: np.ndarray, metric: str = "cosine") -> np.ndarray:
@@ -120,6 +125,45 @@ def best_cell(scores: pd.DataFrame) -> tuple[int, int] | None:
         return None
     row, col = np.unravel_index(np.nanargmax(values), values.shape)
     return int(row), int(col)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The top of a score table: ``cells`` every (row label, column label) within ``margin`` of the top
+    score ``value``; ``lead`` how far the top is ahead of the best cell outside them (NaN when none is).
+    One cell is a best; several are a tie."""
+
+    cells: list[tuple[str, str]]
+    value: float
+    lead: float
+    margin: float
+
+    @property
+    def tie(self) -> bool:
+        return len(self.cells) > 1
+
+
+SENSE_MARGIN = 0.01  # sense scores (AUC, gap) closer than this to the top count as a tie
+
+
+def top_positions(top: Verdict | None, scores: pd.DataFrame) -> list[tuple[int, int]]:
+    """(row, column) positions in ``scores`` of the verdict's cells that it holds, to box in a heatmap."""
+    return [(scores.index.get_loc(row), scores.columns.get_loc(col)) for row, col in (top.cells if top else [])
+            if row in scores.index and col in scores.columns]
+
+
+def verdict(scores: pd.DataFrame, margin: float) -> Verdict | None:
+    """Which cells of ``scores`` (rows x columns, NaN ignored) are on top: all within ``margin`` of the
+    highest count as tied, since a smaller difference is within what another sample of texts would
+    change. None when there is no score."""
+    values = scores.to_numpy(dtype=float)
+    if values.size == 0 or np.isnan(values).all():
+        return None
+    top = float(np.nanmax(values))
+    tied = np.argwhere(values >= top - margin)
+    rest = values[~np.isnan(values) & (values < top - margin)]
+    return Verdict([(str(scores.index[r]), str(scores.columns[c])) for r, c in tied], top,
+                   float(top - rest.max()) if rest.size else float("nan"), margin)
 
 
 # ---- anisotropy: post-processing fitted on a reference corpus ---------------------------------

@@ -77,6 +77,12 @@ def outlier_mask(hidden_states: np.ndarray, rule: OutlierRule = OutlierRule()) -
     return extreme.mean(axis=1) > rule.share
 
 
+def outliers_at(hidden_states: np.ndarray, rule: OutlierRule, layer: int) -> list[int]:
+    """The dimensions that are outliers under ``rule`` at ``layer`` (the ``layers`` column of
+    ``outlier_dimensions`` lists this layer for exactly these)."""
+    return [int(d) for d in np.flatnonzero(outlier_mask(hidden_states, rule)[layer])]
+
+
 def outlier_dimensions(hidden_states: np.ndarray, rule: OutlierRule = OutlierRule()) -> pd.DataFrame:
     """The dimensions that are outliers under ``rule`` in at least one layer, most persistent first.
 

@@ -95,6 +95,12 @@ def occurrences(encodings: Sequence[Encoding], word: str, subword: str = "mean")
     return found
 
 
+def one_piece_everywhere(found: Sequence[Occurrence]) -> bool:
+    """Whether the word is a single WordPiece token in every occurrence: then every subword rule gives the
+    same vector."""
+    return all(len(o.positions) == 1 for o in found)
+
+
 def suggest_words(texts: Sequence[str], word: str, limit: int = 8) -> list[str]:
     """Words present in the texts that look like ``word`` (or the most frequent ones)."""
     words = [w.lower() for text in texts for w in re.findall(r"\w+", text)]

@@ -35,6 +35,13 @@ def main() -> None:
             page.screenshot(path=str(HERE / f"{name}.png"))
             print(f"docs/{name}.png")
             page.context.close()
+        # Presentation mode as a projector shows it: 1280 x 720.
+        page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+        page.goto(f"{app.url}/compare_sentences?present=true")
+        wait_idle(page, settle_ms=1500)
+        page.locator(".st-key-cs_raw").scroll_into_view_if_needed()
+        page.screenshot(path=str(HERE / "presentation.png"))
+        print("docs/presentation.png")
         browser.close()
 
 

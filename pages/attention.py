@@ -8,6 +8,7 @@ from bertviz_core.corpora import TUTORIAL
 from ui import (
     attention_summary,
     attention_weights,
+    chart,
     download_csv,
     encoder,
     ensure_app_navigation,
@@ -92,7 +93,7 @@ with head_tab:
                        + ("The red lines separate the pair's two sentences. " if pair else "")
                        + "A heatmap, not bertviz's lines: it reads the same at 10 tokens and at 512, and every "
                        "weight stays visible.")
-            st.plotly_chart(figures.attention_figure(shown, labels, f"Layer {layer}, {which}", boundary),
+            chart(figures.attention_figure(shown, labels, f"Layer {layer}, {which}", boundary),
                             key="at_head_chart")
             download_csv(pd.DataFrame(shown, index=labels, columns=labels).reset_index(names="query"),
                          "Download these weights (CSV)", f"attention_layer{layer}.csv", "at_head_csv")
@@ -104,7 +105,7 @@ with model_tab:
                    + (f"The text has {len(labels)} tokens: each thumbnail groups them into {THUMBNAIL_TOKENS} blocks "
                       "of neighbouring tokens (a cell is the attention from one block to another)." if grouped
                       else "Pick a layer and head above to see one in full."))
-        st.plotly_chart(figures.thumbnail_grid_figure(thumbs, "Every head: rows are layers, columns heads"),
+        chart(figures.thumbnail_grid_figure(thumbs, "Every head: rows are layers, columns heads"),
                         key="at_model_chart")
 with stats_tab:
     if stats_tab.open:
@@ -116,7 +117,7 @@ with stats_tab:
             chart_key = f"at_stat_{i}"
             with columns[i % 2]:
                 st.markdown(f"**{name}**: {statistic.definition}")
-                st.plotly_chart(figures.table_heatmap(statistic_grid(summary.statistics, name), "",
+                chart(figures.table_heatmap(statistic_grid(summary.statistics, name), "",
                                                       colorscale="Purples", selectable=True),
                                 key=chart_key, on_select=lambda k=chart_key: open_head(k), selection_mode="points")
         download_csv(summary.statistics, "Download every statistic (CSV)", "head_statistics.csv", "at_stats_csv")
@@ -126,8 +127,8 @@ with token_tab:
         raw.columns = rolled.columns = labels
         st.caption(f"Where {literal(labels[token])} looks, layer by layer. Above: raw attention, the mean over the "
                    "layer's heads. Below: rollout, the attention flow through every layer up to this one.")
-        st.plotly_chart(figures.table_heatmap(raw, "raw attention (mean over heads)", colorscale="Blues"),
+        chart(figures.table_heatmap(raw, "raw attention (mean over heads)", colorscale="Blues"),
                         key="at_token_raw")
-        st.plotly_chart(figures.table_heatmap(rolled, "rollout", colorscale="Oranges"), key="at_token_rollout")
+        chart(figures.table_heatmap(rolled, "rollout", colorscale="Oranges"), key="at_token_rollout")
         download_csv(pd.concat([raw.assign(kind="raw"), rolled.assign(kind="rollout")]).reset_index(names="layer"),
                      "Download both (CSV)", f"attention_from_token{token}.csv", "at_token_csv")

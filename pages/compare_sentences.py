@@ -8,11 +8,13 @@ from bertviz_core.corpora import news_topics
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.similarity import CORRECTIONS, METRICS
 from ui import (
+    chart,
     download_csv,
     embed_corpus,
     encode_texts,
     encoder,
     ensure_app_navigation,
+    literal,
     model_key,
     table,
     teaching_panel,
@@ -20,9 +22,9 @@ from ui import (
 
 ensure_app_navigation()
 
+QA_PAIR = ("what is your age?", "Today is monday")  # a pair a Q&A thread reports at 0.93 with bert-base-uncased
 EXAMPLE = "\n".join([
-    "what is your age?",
-    "Today is monday",
+    *QA_PAIR,
     "How old are you?",
     "What day of the week is it today?",
     "The river flooded the fields after the storm.",
@@ -72,6 +74,7 @@ sentences = pooling.at(embed_corpus(key, texts)[strategy], layer)  # (n, hidden)
 reference = pooling.at(embed_corpus(key, tuple(news_topics()["text"]))[strategy], layer)  # (160, hidden)
 comparison = compare(sentences, reference, metric, correction, axes)
 names = [f"{i + 1}: {t[:50]}{'…' if len(t) > 50 else ''}" for i, t in enumerate(texts)]
+short_names = [f"{i + 1}: {t[:24]}{'…' if len(t) > 24 else ''}" for i, t in enumerate(texts)]
 where = figures.layer_label(layer)
 
 teaching_panel(
@@ -80,20 +83,26 @@ teaching_panel(
     "of random, unrelated pairs.  \n"
     "A model trained for sentence similarity (like the bundled one) removes most of this in its last layer only: "
     "compare the last layer with the ones below it.",
-    recipes.compare_sentences(info, list(texts), pooling.code, layer, correction, axes),
+    recipes.compare_sentences(info, list(texts), pooling.code, layer, correction, axes, metric),
 )
 
+# Rows and columns are numbered, with the sentences in a key: long sentences must not squeeze the matrix.
 scale = "Blues" if METRICS[metric].similar_high else "Blues_r"
+numbers = [str(i + 1) for i in range(len(texts))]
 if correction == "none":
-    st.plotly_chart(figures.heatmap_figure(comparison.raw, names, names, f"{metric}, {strategy}, {where}",
-                                           colorscale=scale, annotate=True), key="cs_raw")
+    chart(figures.heatmap_figure(comparison.raw, numbers, numbers, f"{metric}, {strategy}, {where}",
+                                 colorscale=scale, annotate=True), key="cs_raw")
 else:
-    numbers = [str(i + 1) for i in range(len(texts))]
     left, right = st.columns(2)
-    left.plotly_chart(figures.heatmap_figure(comparison.raw, numbers, names, "raw", colorscale=scale, annotate=True),
-                      key="cs_raw")
-    right.plotly_chart(figures.heatmap_figure(comparison.corrected, numbers, numbers, f"after {correction}",
-                                              colorscale=scale, annotate=True), key="cs_fixed")
+    chart(figures.heatmap_figure(comparison.raw, numbers, numbers, "raw", colorscale=scale, annotate=True),
+          key="cs_raw", container=left)
+    chart(figures.heatmap_figure(comparison.corrected, numbers, numbers, f"after {correction}", colorscale=scale,
+                                 annotate=True), key="cs_fixed", container=right)
+if texts[:2] == QA_PAIR:
+    st.caption(f"The Q&A thread's 0.93 for sentences 1 and 2 came from bert-base-uncased; the loaded model "
+               f"({literal(info.name)}, {strategy}, {where}) gives **{comparison.raw[0, 1]:.2f}** ({metric}).")
+st.caption("Key: " + " · ".join(f"**{i + 1}** {literal(t[:80])}{'…' if len(t) > 80 else ''}"
+                                for i, t in enumerate(texts)))
 exported = {"raw": comparison.raw} | ({f"after {correction}": comparison.corrected} if correction != "none" else {})
 download_csv(pd.concat([pd.DataFrame(m, index=names, columns=names).reset_index(names="sentence").assign(matrix=name)
                         for name, m in exported.items()]), "Download the matrix (CSV)", "sentence_similarity.csv",
@@ -102,17 +111,15 @@ download_csv(pd.concat([pd.DataFrame(m, index=names, columns=names).reset_index(
 st.subheader("Rank the others against one sentence")
 query = st.selectbox("Query", range(len(texts)), format_func=names.__getitem__, key="cs_query", bind="query-params")
 ranked = ranking(comparison, query, texts)
-left, right = st.columns([3, 2])
-left.plotly_chart(figures.ranking_figure([names[i] for i in ranked["index"]], ranked[metric], comparison.band,
-                                         f"{metric} to “{names[query]}”"), key="cs_rank")
+chart(figures.ranking_figure([short_names[i] for i in ranked["index"]], ranked[metric], comparison.band,
+                             f"{metric} to sentence {query + 1}"), key="cs_rank")
 band = comparison.band
-with right:
-    table(ranked.drop(columns="index"), key="cs_ranking")  # shown to 3 decimals; the CSV keeps full precision
-right.caption(f"Random pairs from half of the built-in corpus ({len(comparison.baseline):,} pairs"
-              f"{'; the correction was fitted on the other half' if correction != 'none' else ''}): "
-              f"5th percentile {band[0]:.3f}, median {band[1]:.3f}, 95th {band[2]:.3f}.")
-with right:
-    download_csv(ranked.drop(columns="index"), "Download the ranking (CSV)", "ranking.csv", "cs_rank_csv")
+shown = ranked.drop(columns="index").rename(columns={"above this share of random pairs": "beats random pairs"})
+table(shown, key="cs_ranking")  # shown to 3 decimals; the CSV keeps full precision
+st.caption(f"“Beats random pairs”: the share of {len(comparison.baseline):,} random pairs from half of the built-in "
+           f"corpus that score lower{'; the correction was fitted on the other half' if correction != 'none' else ''}"
+           f". Random pairs: 5th percentile {band[0]:.3f}, median {band[1]:.3f}, 95th {band[2]:.3f}.")
+download_csv(ranked.drop(columns="index"), "Download the ranking (CSV)", "ranking.csv", "cs_rank_csv")
 
 st.subheader("Two sentences as one input")
 pair_on = st.toggle("Encode sentences 1 and 2 as a pair: [CLS] A [SEP] B [SEP], segments 0 then 1", key="cs_pair",

@@ -5,6 +5,7 @@ import streamlit as st
 from bertviz_core import figures, recipes, stats
 from bertviz_core.corpora import TUTORIAL
 from ui import (
+    chart,
     download_csv,
     encode_texts,
     encoder,
@@ -28,6 +29,7 @@ if not text.strip():
 (encoding,) = encode_texts(model_key(), (text,))
 states = encoding.hidden_states  # (layers+1, tokens, hidden)
 labels = [f"{i} · {t}" for i, t in enumerate(encoding.tokens)]
+st.caption(f"This text's hidden states: an array of shape **{tuple(states.shape)}** = (layers+1, tokens, hidden).")
 if encoding.dropped:
     st.warning(f"The text is longer than the model's {info.max_length} tokens: {encoding.dropped} tokens "
                "were dropped. Only the first part is shown.", icon="✂️")
@@ -50,9 +52,9 @@ def explore(states, labels: list[str], text: str) -> None:
     vector = states[layer, token]
     counts, edges = stats.histogram(vector)
     left, right = st.columns([3, 1])
-    left.plotly_chart(figures.histogram_figure(
+    chart(figures.histogram_figure(
         counts, edges, f"Token {labels[token]} at {figures.layer_label(layer)}: {stats.HISTOGRAM_BINS} bins"),
-        key="lv_hist")
+        key="lv_hist", container=left)
     for name, value in stats.vector_stats(vector).items():
         right.metric(name.replace("_", " "), f"{value:.3f}")
     download_csv(pd.DataFrame({"dimension": range(len(vector)), "value": vector}),
@@ -65,14 +67,12 @@ def explore(states, labels: list[str], text: str) -> None:
     subject = labels[token] if which is not None else f"all {len(labels)} tokens"
     stats_table = stats.layer_stats(states, which)
     quantiles = stats.layer_quantiles(states, which)
-    left, right = st.columns([3, 2])
-    left.plotly_chart(figures.layer_distributions_figure(quantiles, f"Values per layer, {subject} ({num_layers + 1} distributions)"),
-                      key="lv_layers")
-    with right:
-        table(stats_table, key="lv_stats")
-        st.caption("Kurtosis is excess kurtosis (0 for a normal distribution): heavy tails mean a few extreme values.")
-        download_csv(stats_table.merge(quantiles.drop(columns=["min", "max"]), on="layer"),
-                     "Download the per-layer statistics and quantiles (CSV)", "layer_statistics.csv", "lv_stats_csv")
+    chart(figures.layer_distributions_figure(quantiles, f"Values per layer, {subject} ({num_layers + 1} distributions)"),
+          key="lv_layers")
+    table(stats_table, key="lv_stats")
+    st.caption("Kurtosis is excess kurtosis (0 for a normal distribution): heavy tails mean a few extreme values.")
+    download_csv(stats_table.merge(quantiles.drop(columns=["min", "max"]), on="layer"),
+                 "Download the statistics (CSV)", "layer_statistics.csv", "lv_stats_csv")
 
     st.subheader("Outlier dimensions")
     c1, c2 = st.columns(2)
@@ -98,20 +98,20 @@ def explore(states, labels: list[str], text: str) -> None:
     with tab_norms:
         if tab_norms.open:
             norms = stats.token_norms(states)
-            st.plotly_chart(figures.heatmap_figure(norms, [figures.layer_label(i) for i in range(num_layers + 1)], labels,
+            chart(figures.heatmap_figure(norms, [figures.layer_label(i) for i in range(num_layers + 1)], labels,
                                                    "L2 norm of each token's vector"), key="lv_norms")
             download_csv(pd.DataFrame(norms, index=labels, columns=[f"layer_{i}" for i in range(num_layers + 1)])
                          .reset_index(names="token"), "Download the norms (CSV)", "token_layer_norms.csv", "lv_norm_csv")
     with tab_dims:
         if tab_dims.open:
-            marked = [int(d) for d in outliers["dimension"]]
+            marked = stats.outliers_at(states, rule, layer)
             title = (f"Value of every dimension at {figures.layer_label(layer)} "
-                     "(outlier dimensions marked in red)")
-            st.plotly_chart(figures.heatmap_figure(states[layer], [str(d) for d in range(states.shape[2])], labels,
+                     "(this layer's outlier dimensions marked in red)")
+            chart(figures.heatmap_figure(states[layer], [str(d) for d in range(states.shape[2])], labels,
                                                    title, colorscale="RdBu_r", marked_columns=marked, zmid=0.0),
                             key="lv_dims")
             download_csv(pd.DataFrame(states[layer], index=labels).reset_index(names="token"),
-                         f"Download these values (CSV, tokens × {states.shape[2]} dimensions)",
+                         "Download these values (CSV)",
                          f"token_dimension_layer{layer}.csv", "lv_dims_csv")
 
 

@@ -1,6 +1,7 @@
 """Home: what the explorer shows and where to start."""
 import streamlit as st
 
+from bertviz_core.models import BUNDLED_MODEL_NOTE
 from bertviz_core.page_registry import PAGES
 from ui import active_info, ensure_app_navigation, literal
 
@@ -13,7 +14,9 @@ st.markdown(
     f"""
 Look inside a BERT-family encoder and **measure** what you see. The loaded model, **{literal(info.name)}**,
 has {info.num_layers} transformer layers, so every token gets **{info.num_layers + 1} hidden states**:
-the embedding layer's output plus one per layer, each a vector of {info.hidden_size} numbers.
+the embedding layer's output plus one per layer, each a vector of {info.hidden_size} numbers. A text of
+*n* tokens becomes an array of shape **({info.num_layers + 1}, n, {info.hidden_size})** = (layers+1, tokens,
+hidden).
 
 | Page | Question it answers |
 |---|---|
@@ -23,4 +26,7 @@ Every page shows what you are looking at, the plain `transformers` code that rep
 and a link that reopens the same view. Pick another model or device in the sidebar.
 """
 )
+if info.kind == "bundled":
+    st.info(BUNDLED_MODEL_NOTE + " The tutorial's sentence is 22 tokens: its hidden states have shape "
+            f"({info.num_layers + 1}, 22, {info.hidden_size}).", icon="📦")
 st.page_link(PAGES[1].file, label=f"Start with {PAGES[1].title.lower()}", icon=PAGES[1].icon)

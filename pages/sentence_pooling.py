@@ -15,6 +15,7 @@ from bertviz_core.pooling_grid import (
     separation_scores,
 )
 from ui import (
+    chart,
     corpus_digest,
     download_csv,
     download_npy,
@@ -24,6 +25,7 @@ from ui import (
     literal,
     model_key,
     parse_upload,
+    presenting,
     pooling_cell,
     table,
     teaching_panel,
@@ -119,7 +121,9 @@ def grid_view(key: tuple[str, str], texts: tuple[str, ...], corpus_id: str, labe
     the corpus, not its pooled vectors: those stay in the shared store, within its byte budget."""
     pooled = embed_corpus(key, texts)
     c1, c2 = st.columns(2)
-    strategies = c1.multiselect("Pooling strategies", available, available, key="sp_strats", bind="query-params",
+    # On a projector two strategies keep the grid to about one screen; the teacher adds more.
+    strategies = c1.multiselect("Pooling strategies", available, available[:2] if presenting() else available,
+                                key="sp_strats", bind="query-params",
                                 format_func=lambda s: s if POOLINGS[s].per_layer else f"{s} (one vector)")
     layers = c2.multiselect("Layers (0 = embeddings)", list(range(num_layers + 1)),
                             sorted({0, num_layers // 2, max(0, num_layers - 1), num_layers}),
@@ -132,9 +136,11 @@ def grid_view(key: tuple[str, str], texts: tuple[str, ...], corpus_id: str, labe
     for r, row in enumerate(rows, start=1):
         for c, cell in enumerate(row, start=1):
             result = pooling_cell(key, corpus_id, labels_id, cell, pooled, check.scored)
-            panels.append(figures.Panel(r, c, cell_title(cell, result, labels_id is not None), result.coords))
-    st.plotly_chart(figures.pca_grid_figure(panels, len(rows), len(layers), check.colour, texts), key="sp_grid")
-    download_csv(pd.concat([pd.DataFrame({"panel": p.title.replace("\n", " · "), "text": texts, "label": labels or "",
+            panels.append(figures.Panel(r, c, cell_title(cell, result, labels_id is not None), result.coords,
+                                        cell.strategy))
+    chart(figures.pca_grid_figure(panels, len(rows), len(layers), check.colour, texts), key="sp_grid", fit=False)
+    download_csv(pd.concat([pd.DataFrame({"panel": f"{p.row_name} · " + p.title.replace("\n", " · "), "text": texts,
+                                           "label": labels or "",
                                            "pc1": p.coords[:, 0], "pc2": p.coords[:, 1]}) for p in panels]),
                  "Download every panel's PCA coordinates (CSV)", "pca_grid.csv", "sp_grid_csv")
 
@@ -148,14 +154,23 @@ if labels_id:
         lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled, label_check.scored).silhouette,
         available, num_layers)
     if not scores.per_layer.empty:
-        st.plotly_chart(figures.score_grid_figure(scores.per_layer, "silhouette (cosine) per strategy × layer",
-                                                  scores.best_position), key="sp_scores")
+        chart(figures.score_grid_figure(scores.per_layer, "silhouette (cosine) per strategy × layer",
+                                                  scores.top_positions()), key="sp_scores")
     if not scores.single.empty:
         table(scores.single.rename("silhouette").to_frame().reset_index(names="layer-independent strategy"),
               key="sp_single")
-    st.success(f"Best separation on this corpus: **{literal(scores.best_name)}** "
-               f"(silhouette {scores.best_score:.3f}).", icon="🏆")
-    download_csv(scores.table(), "Download all scores (CSV)", "pooling_scores.csv", "sp_scores_csv")
+    top = scores.verdict
+    named = [f"{row} (one vector)" if col == "one vector" else f"{row} at {col}" for row, col in top.cells]
+    if top.tie:
+        st.info(f"**A tie**, no single best: {literal(', '.join(named))} score within {top.margin} of each other "
+                f"(silhouette {top.value:.3f}); differences that small are not a reason to prefer one. "
+                + (scores.tie_reason() or ""), icon="🤝")
+    else:
+        ahead = f", {top.lead:.3f} ahead of the next cell" if top.lead == top.lead else ""
+        st.success(f"Best separation on this corpus: **{literal(named[0])}** (silhouette {top.value:.3f}{ahead}).",
+                   icon="🏆")
+    download_csv(scores.table().reset_index(names="strategy"), "Download all scores (CSV)", "pooling_scores.csv",
+                 "sp_scores_csv")
 
 st.subheader(f"Download the cell: {pick}, {figures.layer_label(pick_layer)}")
 vectors = cell_vectors(pooled, picked)

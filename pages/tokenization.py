@@ -11,11 +11,11 @@ from bertviz_core.vocab import kind_counts, search_vocabulary
 from ui import (
     download_csv,
     encoder,
+    ensure_app_navigation,
     literal,
     model_key,
     table,
     teaching_panel,
-    ensure_app_navigation,
     tokenize_text,
 )
 

@@ -5,29 +5,38 @@ import streamlit as st
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import TUTORIAL, word_presets
 from bertviz_core.corpora.tutorial import tutorial_comparison
+from bertviz_core.models import BUNDLED_MODEL_NOTE
 from bertviz_core.similarity import (
     METRICS,
+    SENSE_MARGIN,
     UNKNOWN_SENSE,
-    best_cell,
     pair_layer_curves,
     same_sense_pairs,
     score_grid,
     similarity_matrix,
+    top_positions,
+    verdict,
 )
 from bertviz_core.word_vectors import (
     SUBWORD_RULES,
     check_word,
+    one_piece_everywhere,
     stack,
     suggest_words,
     word_strategies,
 )
 from ui import (
+    chart,
+    corpus_digest,
     download_csv,
     encode_texts,
     encoder,
     ensure_app_navigation,
+    forget_shared_senses,
     literal,
     model_key,
+    set_shared_senses,
+    shared_senses,
     table,
     teaching_panel,
     word_occurrences,
@@ -44,6 +53,7 @@ def apply_preset() -> None:
     preset = PRESETS[st.session_state["ws_preset"]]
     st.session_state["ws_texts"] = "\n".join(preset.texts)
     st.session_state["ws_word"] = preset.word
+    forget_shared_senses()
 
 
 st.title("🏦 Word in context")
@@ -51,9 +61,10 @@ preset_name = st.selectbox("Preset", list(PRESETS), key="ws_preset", bind="query
                            help="Sentences written for this project, using one word in several senses.")
 preset = PRESETS[preset_name]
 raw = st.text_area("Texts, one per line", "\n".join(preset.texts), key="ws_texts", bind="query-params",
-                   height=180, max_chars=50_000)
+                   height=180, max_chars=50_000, on_change=forget_shared_senses)
 c1, c2 = st.columns(2)
-word_input = c1.text_input("Word", preset.word, key="ws_word", bind="query-params", max_chars=100)
+word_input = c1.text_input("Word", preset.word, key="ws_word", bind="query-params", max_chars=100,
+                           on_change=forget_shared_senses)
 subword = c2.selectbox("Merge a word's pieces by", list(SUBWORD_RULES), key="ws_sub", bind="query-params")
 
 texts = tuple(line.strip() for line in raw.splitlines() if line.strip())
@@ -68,10 +79,11 @@ except ValueError as err:
 
 found = word_occurrences(model_key(), texts, word, subword)
 if len(found) < 2:
-    searched = "; ".join(t[:60] + ("…" if len(t) > 60 else "") for t in texts)
+    searched = "; ".join(f"“{t[:60]}{'…' if len(t) > 60 else ''}”" for t in texts)
     hint = ", ".join(suggest_words(texts, word))
-    st.warning(f"“{literal(word)}” occurs {len(found)} time(s) as a whole word in the {len(texts)} text(s) searched: "
-               f"{literal(searched)}. At least two occurrences are needed. Words that are present: {literal(hint)}.",
+    times = {0: "does not occur", 1: "occurs once"}[len(found)]
+    st.warning(f"“{literal(word)}” {times} as a whole word in the {len(texts)} text(s) searched, "
+               f"{literal(searched)}; at least two occurrences are needed. Words that are present: {literal(hint)}.",
                icon="🔍")
     st.stop()
 dropped = sum(e.dropped for e in encode_texts(model_key(), texts))
@@ -80,11 +92,13 @@ if dropped:
                "occurrences there are not shown.", icon="✂️")
 
 names = [f"{k}: {o.context}" for k, o in enumerate(found)]
+numbers = [str(k) for k in range(len(found))]  # chart labels; the key names them
 vectors = stack(found)  # (n, layers+1, hidden)
 
 
 @st.fragment
-def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors, names: list[str]) -> None:
+def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors, names: list[str],
+                    numbers: list[str]) -> None:
     """What a word-vector or metric change redraws: only this part of the page reruns.
 
     ``vectors`` (n occurrences, layers+1, hidden) are the word's vectors, pieces merged by ``subword``.
@@ -97,19 +111,20 @@ def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors, na
         f"Each cell compares two occurrences of “{literal(word)}”: the same word, read in different sentences. "
         "A static embedding (Word2Vec) would give them all one vector.  \n"
         "BERT's hidden states depend on the context, so the similarity says how much the context changed the word.",
-        recipes.word_similarity(info, list(texts), word, strategy.code, SUBWORD_RULES[subword].code),
+        recipes.word_similarity(info, list(texts), word, strategy.code, SUBWORD_RULES[subword].code, metric),
     )
     st.subheader("Similarity matrix")
     matrix = similarity_matrix(strategy.fn(vectors), metric)
     st.caption(f"{metric} of the “{strategy_name}” vectors ({METRICS[metric].note}); pieces merged by {subword}.")
-    st.plotly_chart(figures.heatmap_figure(matrix, names, names, f"{metric}, {strategy_name}", colorscale="Blues"
-                                           if METRICS[metric].similar_high else "Blues_r", annotate=True),
-                    key="ws_matrix")
+    chart(figures.heatmap_figure(matrix, numbers, numbers, f"{metric}, {strategy_name}", colorscale="Blues"
+                                 if METRICS[metric].similar_high else "Blues_r", annotate=True), key="ws_matrix")
+    st.caption("Key: " + " · ".join(f"**{number}** {literal(name.split(': ', 1)[1])}"
+                                    for number, name in zip(numbers, names)))
     download_csv(pd.DataFrame(matrix, index=names, columns=names).reset_index(names="occurrence"),
                  "Download the matrix (CSV)", "word_similarity_matrix.csv", "ws_matrix_csv")
 
 
-similarity_view(texts, word, subword, vectors, names)
+similarity_view(texts, word, subword, vectors, names, numbers)
 
 if TUTORIAL in texts:
     rows = tutorial_comparison(found, texts.index(TUTORIAL), strategies["sum of last 4"])
@@ -118,16 +133,29 @@ if TUTORIAL in texts:
         st.caption(f"The tutorial used bert-base-uncased (12 layers, 768 wide) and the sum of its last four layers. "
                    f"These are the loaded model's numbers ({literal(info.name)}, sum of its last four layers, "
                    "pieces merged by mean). Different models give different numbers; the ordering is what to compare.")
-        table(pd.DataFrame(rows).rename(columns={
+        table(pd.DataFrame(rows).fillna({"tutorial": "not reported"}).rename(columns={
             "tutorial": "tutorial (bert-base-uncased)", "this_model": f"this model ({info.name})"}), key="ws_tutorial")
+        if info.kind == "bundled":
+            st.caption(BUNDLED_MODEL_NOTE)
 
 st.subheader("Sense labels")
-st.caption("Give each occurrence a sense. The defaults come from the preset; edit them to score your own examples.")
+st.caption("Give each occurrence a sense. The defaults come from the preset; edit them to score your own examples. "
+           "Your labels are in the page's link.")
 defaults = preset.default_senses(texts, [o.sentence for o in found], UNKNOWN_SENSE)
-labels_frame = st.data_editor(
-    pd.DataFrame({"occurrence": names, "sense": defaults}), hide_index=True, disabled=["occurrence"],
-    key=f"ws_senses_{hash((texts, word))}", width="stretch",
-)
+editor_key = f"ws_senses_{corpus_digest(texts + (word,))[:12]}"
+# The table starts from the link's labels (or the defaults) and keeps that start while it is edited:
+# a start that changed between reruns would reset the editor and lose what was being typed.
+start = st.session_state.setdefault(f"{editor_key}_start", shared_senses(len(found)) or defaults)
+
+
+def keep_senses_in_link() -> None:
+    edits = {int(row): change for row, change in st.session_state[editor_key].get("edited_rows", {}).items()}
+    current = [str(edits.get(i, {}).get("sense", sense)).strip() or UNKNOWN_SENSE for i, sense in enumerate(start)]
+    set_shared_senses(current, defaults)
+
+
+labels_frame = st.data_editor(pd.DataFrame({"occurrence": names, "sense": start}), hide_index=True,
+                              disabled=["occurrence"], key=editor_key, width="stretch", on_change=keep_senses_in_link)
 senses = [str(s).strip() or UNKNOWN_SENSE for s in labels_frame["sense"]]
 
 st.subheader("Context entering layer by layer")
@@ -135,7 +163,7 @@ curves = pair_layer_curves(vectors, [str(k) for k in range(len(found))])
 same = {f"{i} ↔ {j}": kind for (i, j), kind in same_sense_pairs(senses).items()}
 st.caption("Cosine of every pair at every layer (pair names use the occurrence numbers above). Layer 0 is the "
            "context-free baseline; solid lines join the same sense, dashed lines different senses.")
-st.plotly_chart(figures.pair_curves_figure(curves, same, "cosine per layer, every pair"), key="ws_curves")
+chart(figures.pair_curves_figure(curves, same, "cosine per layer, every pair"), key="ws_curves")
 download_csv(curves, "Download the layer curves (CSV)", "word_layer_curves.csv", "ws_curves_csv")
 
 st.subheader("Which layer and which merge separate the senses?")
@@ -147,12 +175,22 @@ grid = score_grid(by_rule, {name: s.fn for name, s in strategies.items()}, sense
 if grid is None:
     st.info("Label at least two different senses (and some shared ones) to score the strategies.")
     st.stop()
-best = best_cell(grid)
-if best is None:
+top = verdict(grid, SENSE_MARGIN)
+if top is None:
     st.info("Every labelled pair has the same sense, or none does: scores need both kinds of pair.")
     st.stop()
-st.plotly_chart(figures.score_grid_figure(grid, f"{score} per merge rule × word vector (best boxed in red)", best),
-                key="ws_scores")
-st.success(f"Best on these examples: **{grid.columns[best[1]]}**, pieces merged by **{grid.index[best[0]]}** "
-           f"({score} = {grid.iat[best]:.3f}).", icon="🏆")
+chart(figures.score_grid_figure(grid, f"{score} per merge rule × word vector (top boxed in red)",
+                                          top_positions(top, grid)), key="ws_scores")
+if top.tie:
+    pairs = sum(kind is not None for kind in same_sense_pairs(senses).values())
+    one_piece = (f" “{literal(word)}” is a single WordPiece token in every sentence, so the four merge rules give the "
+                 "same vector and the same score." if one_piece_everywhere(found) else "")
+    st.info(f"**A tie**, no single best: {len(top.cells)} combinations score within {top.margin} of the top "
+            f"({score} = {top.value:.3f}).{one_piece} With {pairs} labelled pair(s), the examples cannot tell these "
+            "strategies apart: add sentences, or label more senses.", icon="🤝")
+else:
+    (merge, vector), = top.cells
+    ahead = f", {top.lead:.3f} ahead of the next" if top.lead == top.lead else ""
+    st.success(f"Best on these examples: **{vector}**, pieces merged by **{merge}** ({score} = {top.value:.3f}"
+               f"{ahead}).", icon="🏆")
 download_csv(grid.reset_index(names="merge"), "Download the scores (CSV)", "word_sense_scores.csv", "ws_scores_csv")

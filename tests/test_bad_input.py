@@ -75,7 +75,7 @@ CASES: dict[str, Case] = {
     "word not present": Case(WS, text("ws_word", "zebra", area=False), "Words that are present"),
     "word html texts": Case(WS, text("ws_texts", ODD["html"] + "\n" + ODD["markdown"]), None),
     "word odd scripts": Case(WS, text("ws_texts", "\n".join(ODD.values())), None),
-    "word 10k chars": Case(WS, text("ws_texts", LONG + " bank\nthe bank"), "occurs 1 time"),
+    "word 10k chars": Case(WS, text("ws_texts", LONG + " bank\nthe bank"), "occurs once"),
     "pooling empty csv": Case(SP, upload(b""), "empty"),
     "pooling wrong columns": Case(SP, upload(b"id,score\n1,2\n3,4\n"), "No column holds sentences"),
     "pooling wrong encoding": Case(SP, upload("text\nd\xe9j\xe0 vu encore\n".encode("latin-1")), "not UTF-8"),
@@ -117,11 +117,11 @@ def test_markup_is_never_rendered() -> None:
     html = " ".join(h.proto.body for h in at.get("html"))
     assert "<script" not in html and "<img" not in html and "&lt;" in html
     at = open_page(CS)
-    at.text_area(key="cs_texts").set_value(ODD["html"] + "\n" + ODD["markdown"]).run()
+    at.text_area(key="cs_texts").set_value(ODD["markdown"] + "\n" + ODD["html"]).run()  # html: ranked, labelled
     import json
 
     spec = " ".join(el.proto.spec for el in at.get("plotly_chart"))
-    assert "<script" not in spec and "<b>bank" not in spec and "&lt;b&gt;bank" in json.loads(json.dumps(spec))
+    assert "<script" not in spec and "<b>bank" not in spec and "&lt;script&gt;" in spec  # shown, escaped
 
 
 def test_allowed_models_refuse_custom_ids(monkeypatch: pytest.MonkeyPatch, tiny_dir: Path) -> None:

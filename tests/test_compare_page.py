@@ -12,12 +12,14 @@ def test_defaults_show_matrix_ranking_and_baseline() -> None:
     at = open_page(PAGE)
     matrix = chart(at, "cs_raw")
     assert chart_title(matrix) == "cosine, mean, layer 5"
-    assert matrix["data"][0]["y"][:2] == ["1: what is your age?", "2: Today is monday"]
+    assert matrix["data"][0]["y"][:2] == ["1", "2"]  # numbered, with a key
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "**1** what is your age?" in captions and "the loaded model" in captions and "gives **0." in captions
     ranking = chart(at, "cs_rank")
-    assert chart_title(ranking) == "cosine to “1: what is your age?”"
+    assert chart_title(ranking) == "cosine to sentence 1"
     assert any(shape["type"] == "rect" for shape in ranking["layout"]["shapes"])  # the random-pair band
     assert table(at, "cs_ranking")["sentence"].iloc[0] == "How old are you?"
-    assert "Random pairs from half of the built-in corpus" in " ".join(c.value for c in at.caption)
+    assert "random pairs from half of the built-in corpus" in " ".join(c.value for c in at.caption)
 
 
 def test_corrections_change_the_matrix_without_running_the_model(model_calls: list[int]) -> None:

@@ -10,7 +10,8 @@ import pytest
 from bertviz_core import Encoder, recipes
 from bertviz_core.corpora import TUTORIAL, news_topics
 from bertviz_core.pooling import POOLINGS
-from bertviz_core.similarity import fit_correction
+from bertviz_core.comparison import compare
+from bertviz_core.similarity import CORRECTIONS, METRICS, fit_correction, similarity_matrix
 from bertviz_core.word_vectors import SUBWORD_RULES, stack, word_strategies
 
 
@@ -67,3 +68,23 @@ def test_corrected_compare_recipe(bundled: Encoder, correction: str, k: int | No
     reference = bundled.embed(list(news_topics()["text"])[::2], ["mean"])["mean"][:, 5]
     ours = fit_correction(correction, reference, k)(bundled.embed(texts, ["mean"])["mean"][:, 5])
     np.testing.assert_allclose(np.abs(ns["vectors"]), np.abs(ours), atol=1e-3)  # whitening axes: up to sign
+
+
+@pytest.mark.parametrize("metric", list(METRICS))
+@pytest.mark.parametrize("correction", list(CORRECTIONS))
+def test_the_compare_code_prints_the_matrix_shown_for_every_metric_and_correction(bundled: Encoder, metric: str,
+                                                                                  correction: str) -> None:
+    texts = ["what is your age?", "Today is monday", "How old are you?"]
+    ns = run(recipes.compare_sentences(bundled.info, texts, POOLINGS["mean"].code, 5, correction, None, metric))
+    reference = bundled.embed(list(news_topics()["text"]), ["mean"])["mean"][:, 5]
+    shown = compare(bundled.embed(texts, ["mean"])["mean"][:, 5], reference, metric, correction).corrected
+    np.testing.assert_allclose(ns["matrix"], shown, atol=1e-3)  # whitening's axis signs cancel in all three
+
+
+@pytest.mark.parametrize("metric", list(METRICS))
+def test_the_word_code_prints_the_matrix_shown_for_every_metric(bundled: Encoder, metric: str) -> None:
+    texts = [TUTORIAL, "The bank was shut."]
+    strategy = word_strategies(6)["sum of last 4"]
+    ns = run(recipes.word_similarity(bundled.info, texts, "bank", strategy.code, SUBWORD_RULES["mean"].code, metric))
+    shown = similarity_matrix(strategy.fn(stack(bundled.word_vectors(texts, "bank"))), metric)
+    np.testing.assert_allclose(ns["matrix"], shown, atol=1e-3)

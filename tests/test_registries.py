@@ -8,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from bertviz_core.similarity import CORRECTIONS, METRICS, fit_correction, similarity_matrix
+from bertviz_core.similarity import CORRECTIONS, METRIC_IMPORTS, METRICS, fit_correction, similarity_matrix
 from bertviz_core.word_vectors import SUBWORD_RULES, word_strategies
 
 RNG = np.random.default_rng(11)
@@ -74,6 +74,9 @@ def test_metric(name: str) -> None:
     pair = reference_for("METRICS", name, METRIC_REFERENCE)
     expect = np.array([[pair(a, b) for b in X] for a in X])
     np.testing.assert_allclose(similarity_matrix(X, name), expect, atol=1e-10)
+    namespace = {"vectors": X}
+    exec(f"{METRIC_IMPORTS}\nmatrix = {METRICS[name].code}", namespace)  # noqa: S102 - the registry's own code
+    np.testing.assert_allclose(namespace["matrix"], expect, atol=1e-10)
 
 
 def _whiten(corpus: np.ndarray, axes: int | None) -> Callable[[np.ndarray], np.ndarray]:

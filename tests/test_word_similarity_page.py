@@ -11,17 +11,21 @@ def test_defaults_show_tutorial_banks_curves_and_scores() -> None:
     at = open_page(PAGE)
     matrix = chart(at, "ws_matrix")
     assert chart_title(matrix) == "cosine, sum of last 4"
-    labels = matrix["data"][0]["y"]
-    assert labels[:3] == ["0: …from the bank vault, the…", "1: …vault, the bank robber was…",
-                          "2: …Mississippi river bank.…"]
+    assert matrix["data"][0]["y"][:3] == ["0", "1", "2"]  # numbered; the key below names them
+    key = " ".join(c.value for c in at.caption)
+    assert "**0** …from the bank vault, the…" in key.replace("\\", "") and "**2** …Mississippi river bank.…" in \
+        key.replace("\\", "") and "\\*\\*" not in key
     assert chart(at, "ws_curves")["data"][0]["x"][0] == "0 · embeddings"
     scores = chart(at, "ws_scores")
     assert chart_title(scores).startswith("auc per merge rule")
     assert scores["data"][0]["y"] == ["mean", "sum", "first", "last"]
     assert any(shape["type"] == "rect" for shape in scores["layout"]["shapes"])  # the best cell
     tutorial = table(at, "ws_tutorial")
-    assert tutorial.iloc[0, 1] == 0.94 and 0.9 < tutorial.iloc[0, 2] < 1
-    assert "Best on these examples" in at.success[0].value
+    assert tutorial.iloc[0, 1] == "0.94" or tutorial.iloc[0, 1] == 0.94
+    assert tutorial.iloc[2, 1] == "not reported" and 0.9 < float(tutorial.iloc[0, 2]) < 1
+    # "bank" is one WordPiece token everywhere: the four merge rules tie, and the page says why
+    verdict = " ".join(i.value for i in at.info)
+    assert "A tie" in verdict and "single WordPiece token" in verdict and not at.success
 
 
 def test_strategy_metric_merge_and_preset_changes_run_no_model(model_calls: list[int]) -> None:
@@ -40,7 +44,7 @@ def test_strategy_metric_merge_and_preset_changes_run_no_model(model_calls: list
     ("", "Enter a word"),
     ("?!", "no letters or digits"),
     ("river bank", "more than one word"),
-    ("vault", "occurs 1 time"),
+    ("vault", "occurs once"),
     ("volcano", "Words that are present"),
 ])
 def test_bad_words_get_a_clear_message(word: str, expect: str) -> None:

@@ -1,6 +1,7 @@
 """Built-in example texts, written for this project, with loaders."""
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -72,6 +73,18 @@ class Table:
     note: str | None = None
 
 
+SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "vertical bar"}
+
+
+def sniff_separator(text: str) -> str:
+    """The column separator of a CSV text (one of ``SEPARATORS``), by the standard library's csv.Sniffer on
+    its first lines; a comma when it cannot tell."""
+    try:
+        return csv.Sniffer().sniff(text[:65536], delimiters="".join(SEPARATORS)).delimiter
+    except csv.Error:
+        return ","
+
+
 def _looks_like_a_sentence(cell: str) -> bool:
     """A header cell that reads as data: four words or more, or ending like a sentence."""
     return len(cell.split()) >= 4 or cell.rstrip().endswith((".", "!", "?"))
@@ -106,19 +119,24 @@ def read_table(data: bytes, limit: int | None = None) -> Table:
     except UnicodeDecodeError as err:
         raise ValueError(f"The file is not UTF-8 text (byte {err.start} cannot be read). "
                          "Save it as 'CSV UTF-8' and upload it again.") from err
+    separator = sniff_separator(decoded)
+
     def parse(header: int | None) -> pd.DataFrame:
         try:
-            return pd.read_csv(io.StringIO(decoded), dtype=str, keep_default_na=False, skip_blank_lines=False,
-                               header=header)
+            return pd.read_csv(io.StringIO(decoded), sep=separator, dtype=str, keep_default_na=False,
+                               skip_blank_lines=False, header=header)
         except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
             raise ValueError(f"The file could not be read as CSV: {str(err).splitlines()[0]}") from err
 
-    frame, note = parse(0), None
+    frame, notes = parse(0), []
+    if separator != ",":
+        notes.append(f"Read as {SEPARATORS[separator]}-separated: {frame.shape[1]} column(s).")
     if any(_looks_like_a_sentence(str(c)) for c in frame.columns):  # no header row: its first row is a text
         frame = parse(None)
         frame.columns = [f"column {i + 1}" for i in range(frame.shape[1])]
-        note = ("The first row reads as a text, not as column names, so it is kept as a row and the columns "
-                "are named column 1, column 2, …")
+        notes.append("The first row reads as a text, not as column names, so it is kept as a row and the columns "
+                     "are named column 1, column 2, …")
+    note = " ".join(notes) or None
     if len(frame) > limit:
         raise ValueError(f"The file has {len(frame):,} rows; the limit is {limit:,}. "
                          "Upload a smaller sample (or raise BERTVIZ_MAX_ROWS on the server).")
