@@ -23,6 +23,7 @@ from bertviz_core import load_encoder  # noqa: E402
 from bertviz_core.corpora import news_topics, word_presets  # noqa: E402
 from bertviz_core.encoder import BATCH_LIMITS  # noqa: E402
 from bertviz_core.models import bundled_model_dir  # noqa: E402
+from bertviz_core.pooling import supported_strategies  # noqa: E402
 
 
 def varied_texts(n: int) -> list[str]:
@@ -73,7 +74,8 @@ def main() -> None:
     plain_loop(encoder.tokenizer, encoder.model, texts[:64], device)
 
     contenders = {
-        "bertviz embed (7 strategies x all layers)": lambda: encoder.embed(texts),
+        f"bertviz embed ({len(supported_strategies(encoder.info.has_pooler))} strategies x all layers)":
+            lambda: encoder.embed(texts),
         "sentence-transformers encode (mean, last layer)": lambda: st_model.encode(texts, batch_size=32),
         "plain transformers loop (mean, last layer)": lambda: plain_loop(encoder.tokenizer, encoder.model, texts, device),
     }
