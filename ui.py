@@ -501,10 +501,13 @@ def download_npy(array: np.ndarray, label: str, file_name: str, key: str) -> Non
     """A NumPy .npy download button for an array, written only when clicked; none in presentation mode."""
     if presenting():
         return
+    # The button keeps its data for the session's life: a copy of just these rows, not a view that would keep
+    # the whole shared array (counted in the store's budget) alive once the store has let it go.
+    data = np.array(array, copy=True)
 
     def npy() -> bytes:
         buffer = io.BytesIO()
-        np.save(buffer, array)
+        np.save(buffer, data)
         return buffer.getvalue()
 
     st.download_button(label, npy, file_name=file_name, key=key, on_click="ignore")

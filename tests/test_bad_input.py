@@ -118,8 +118,6 @@ def test_markup_is_never_rendered() -> None:
     assert "<script" not in html and "<img" not in html and "&lt;" in html
     at = open_page(CS)
     at.text_area(key="cs_texts").set_value(ODD["markdown"] + "\n" + ODD["html"]).run()  # html: ranked, labelled
-    import json
-
     spec = " ".join(el.proto.spec for el in at.get("plotly_chart"))
     assert "<script" not in spec and "<b>bank" not in spec and "&lt;script&gt;" in spec  # shown, escaped
 
