@@ -81,8 +81,10 @@ def main() -> None:
     if args.uploads > 1:
         print(f"after each of {args.uploads} uploads by new sessions, RSS: "
               + ", ".join(f"{m['VmRSS']:.0f}" for m in after_each) + f" MB; peak {after_each[-1]['VmHWM']:.0f} MB")
+        bound = idle["VmRSS"] + store_mb * 1.048576 + 2 * theoretical
         print(f"stated bound: idle + the result store's budget ({store_mb} MiB = {store_mb * 1.048576:.0f} MB) + "
-              f"one corpus being encoded ({theoretical:.0f} MB) = {idle['VmRSS'] + store_mb * 1.048576 + theoretical:.0f} MB")
+              f"one corpus being encoded at <= 2x its size ({2 * theoretical:.0f} MB) = {bound:.0f} MB; "
+              f"RSS after the last upload {'within' if after_each[-1]['VmRSS'] <= bound else 'ABOVE'} it")
 
 
 if __name__ == "__main__":
