@@ -24,15 +24,15 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from bertviz_core.attention import AttentionSummary, summarize, token_roles
 from bertviz_core.corpora import Table, read_table
 from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices, describe
-from bertviz_core.pooling_grid import Cell, CellResult, cell_vectors, score_cell
 from bertviz_core.word_vectors import Occurrence, occurrences
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
+    from bertviz_core.attention import AttentionSummary
     from bertviz_core.encoder import Encoder
     from bertviz_core.encoding import Encoding, ModelInput
+    from bertviz_core.pooling_grid import Cell, CellResult
 
 CUSTOM = "Custom id or path…"
 ACTIVE = "_active_model"  # session key: the (model, device) this session uses, checked when chosen
@@ -192,15 +192,17 @@ def model_key() -> tuple[str, str]:
     return st.session_state.get(ACTIVE, (BUNDLED_MODEL, "auto"))
 
 
+def _arrays(value: Any) -> list[np.ndarray]:
+    """The numpy arrays in a result: a dict of arrays (a pooled corpus), a list of arrays (attention weights),
+    or a list of Encodings (their hidden states and pooler outputs)."""
+    items = list(value.values() if isinstance(value, dict) else value)
+    return [a for item in items for a in ([item] if isinstance(item, np.ndarray) else [item.hidden_states, item.pooler])
+            if a is not None]
+
+
 def nbytes(value: Any) -> int:
-    """Bytes held by the numpy arrays in a result: a pooled corpus (dict of arrays) or a list of Encodings."""
-    if isinstance(value, np.ndarray):
-        return value.nbytes
-    if isinstance(value, dict):
-        return sum(nbytes(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return sum(nbytes(v) for v in value)
-    return nbytes(value.hidden_states) + (0 if value.pooler is None else value.pooler.nbytes)
+    """Bytes held by the numpy arrays in a result (see ``_arrays``)."""
+    return sum(array.nbytes for array in _arrays(value))
 
 
 class ByteBoundedStore:
@@ -272,12 +274,6 @@ def release_free_memory() -> None:
         trim(0)
 
 
-def _arrays(value: Any) -> list[np.ndarray]:
-    """The numpy arrays in a result: a dict of arrays, a list of arrays, or a list of Encodings."""
-    items = value.values() if isinstance(value, dict) else value
-    return [item if isinstance(item, np.ndarray) else item.hidden_states for item in items]
-
-
 def encode_texts(key: tuple[str, str], texts: tuple[str, ...],
                  text_pairs: tuple[str, ...] | None = None) -> list[Encoding]:
     """``Encoder.encode`` through the shared store: the model runs once per (model, texts, pairs)."""
@@ -308,6 +304,8 @@ def model_input(key: tuple[str, str], text: str, text_pair: str | None) -> Model
 def attention_summary(key: tuple[str, str], text: str, text_pair: str | None,
                       _weights: np.ndarray) -> AttentionSummary:
     """Cached ``attention.summarize``: head statistics, rollout and thumbnails of one text's weights."""
+    from bertviz_core.attention import summarize, token_roles
+
     tokenizer = get_encoder(*key).tokenizer
     roles = token_roles(model_input(key, text, text_pair).tokens, tokenizer.cls_token, tokenizer.sep_token)
     return summarize(_weights, roles)
@@ -376,6 +374,8 @@ def pooling_cell(key: tuple[str, str], corpus_id: str, labels_id: str | None, ce
     Keyed by content digests (``corpus_id``, ``labels_id``, None when unscored) computed once per run:
     hashing the vectors or labels on every call of a 20-panel grid would cost more than the lookup saves.
     """
+    from bertviz_core.pooling_grid import cell_vectors, score_cell
+
     return score_cell(cell_vectors(_pooled, cell), _labels if labels_id else None)
 
 

@@ -111,12 +111,16 @@ def cell_title(cell: Cell, result: CellResult, scored: bool) -> str:
 
 @dataclass(frozen=True)
 class SeparationScores:
-    """Silhouettes of every cell: ``per_layer`` (per-layer strategies x layer columns), ``single``
-    (layer-independent strategies), and the ``verdict`` over both (None without scores)."""
+    """Silhouettes of every cell: ``per_layer`` (per-layer strategies x layer columns) and ``single``
+    (layer-independent strategies)."""
 
     per_layer: pd.DataFrame
     single: pd.Series
-    verdict: Verdict | None
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """Which cells are on top, over both parts: within ``SILHOUETTE_MARGIN`` is a tie; None without scores."""
+        return verdict(self.table(), SILHOUETTE_MARGIN)
 
     def table(self) -> pd.DataFrame:
         """Both parts in one frame: a row per strategy, a column per layer plus "one vector"."""
@@ -127,9 +131,11 @@ class SeparationScores:
         return top_positions(self.verdict, self.per_layer)
 
     def tie_reason(self) -> str | None:
-        """Why tied strategies must tie, when one is a per-text multiple of another (the same direction)."""
-        tied = {row for row, _ in self.verdict.cells} if self.verdict and self.verdict.tie else set()
-        pairs = [(s, POOLINGS[s].rescales) for s in tied if POOLINGS[s].rescales in tied]
+        """Why tied cells must tie: one strategy is a per-text multiple of another (the same direction) at the
+        same layer."""
+        top = self.verdict
+        tied = set(top.cells) if top and top.tie else set()
+        pairs = sorted({(s, POOLINGS[s].rescales) for s, layer in tied if (POOLINGS[s].rescales, layer) in tied})
         return " ".join(f"{s} is {base} multiplied by a number per text, and a cosine silhouette ignores a vector's "
                         f"length, so the two always score the same." for s, base in pairs) or None
 
@@ -143,5 +149,4 @@ def separation_scores(silhouette_of: Callable[[Cell], float], strategies: Sequen
     grid = pd.DataFrame({layer_label(k): [silhouette_of(Cell(s, k)) for s in per_layer] for k in range(num_layers + 1)},
                         index=per_layer, dtype=float)
     one = pd.Series({s: silhouette_of(Cell(s, None)) for s in single}, dtype=float)
-    scores = SeparationScores(grid, one, None)
-    return SeparationScores(grid, one, verdict(scores.table(), SILHOUETTE_MARGIN))
+    return SeparationScores(grid, one)
