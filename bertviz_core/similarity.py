@@ -118,15 +118,6 @@ def separation(vectors: np.ndarray, labels: Sequence[str]) -> float:
                                   sample_size=sample, random_state=0))
 
 
-def best_cell(scores: pd.DataFrame) -> tuple[int, int] | None:
-    """(row, column) position of the highest score, NaN ignored; None when there is no score."""
-    values = scores.to_numpy(dtype=float)
-    if values.size == 0 or np.isnan(values).all():
-        return None
-    row, col = np.unravel_index(np.nanargmax(values), values.shape)
-    return int(row), int(col)
-
-
 @dataclass(frozen=True)
 class Verdict:
     """The top of a score table: ``cells`` every (row label, column label) within ``margin`` of the top

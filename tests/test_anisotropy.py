@@ -78,14 +78,14 @@ def test_pair_encoding_equals_plain_transformers(bundled: Encoder) -> None:
     assert bundled.dropped(["short", "word " * 600]) == [0, 90]
 
 
-def test_baseline_band_share_below_and_best_cell() -> None:
+def test_baseline_band_share_below_and_verdict() -> None:
     import pandas as pd
 
-    from bertviz_core.similarity import baseline_band, best_cell, share_below
+    from bertviz_core.similarity import baseline_band, share_below, verdict
 
     baseline = np.arange(100, dtype=float)
     assert baseline_band(baseline) == pytest.approx((4.95, 49.5, 94.05))
     np.testing.assert_allclose(share_below(baseline, np.array([-1.0, 49.5, 200.0])), [0.0, 0.5, 1.0])
     grid = pd.DataFrame([[0.1, np.nan], [0.7, 0.3]])
-    assert best_cell(grid) == (1, 0)
-    assert best_cell(pd.DataFrame([[np.nan]])) is None and best_cell(pd.DataFrame()) is None
+    assert verdict(grid, margin=0.01).cells == [("1", "0")]  # NaN ignored
+    assert verdict(pd.DataFrame([[np.nan]]), 0.01) is None and verdict(pd.DataFrame(), 0.01) is None
