@@ -133,7 +133,9 @@ if TUTORIAL in texts:
         st.caption(f"The tutorial used bert-base-uncased (12 layers, 768 wide) and the sum of its last four layers. "
                    f"These are the loaded model's numbers ({literal(info.name)}, sum of its last four layers, "
                    "pieces merged by mean). Different models give different numbers; the ordering is what to compare.")
-        table(pd.DataFrame(rows).fillna({"tutorial": "not reported"}).rename(columns={
+        shown = pd.DataFrame(rows).assign(  # one type per column: a text column, not numbers mixed with a note
+            tutorial=lambda f: [f"{v:.2f}" if pd.notna(v) else "not reported" for v in f["tutorial"]])
+        table(shown.rename(columns={
             "tutorial": "tutorial (bert-base-uncased)", "this_model": f"this model ({info.name})"}), key="ws_tutorial")
         if info.kind == "bundled":
             st.caption(BUNDLED_MODEL_NOTE)

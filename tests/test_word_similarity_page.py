@@ -21,8 +21,8 @@ def test_defaults_show_tutorial_banks_curves_and_scores() -> None:
     assert scores["data"][0]["y"] == ["mean", "sum", "first", "last"]
     assert any(shape["type"] == "rect" for shape in scores["layout"]["shapes"])  # the best cell
     tutorial = table(at, "ws_tutorial")
-    assert tutorial.iloc[0, 1] == "0.94" or tutorial.iloc[0, 1] == 0.94
-    assert tutorial.iloc[2, 1] == "not reported" and 0.9 < float(tutorial.iloc[0, 2]) < 1
+    # one type per column (a float column with a text note in it fails Streamlit's Arrow conversion)
+    assert tutorial.iloc[:, 1].tolist() == ["0.94", "0.69", "not reported"] and 0.9 < float(tutorial.iloc[0, 2]) < 1
     # "bank" is one WordPiece token everywhere: the four merge rules tie, and the page says why
     verdict = " ".join(i.value for i in at.info)
     assert "A tie" in verdict and "single WordPiece token" in verdict and not at.success
