@@ -15,7 +15,7 @@ import re
 import threading
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
 
 import cachetools
@@ -32,8 +32,10 @@ if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most
     from bertviz_core.attention import AttentionSummary
     from bertviz_core.encoder import Encoder
     from bertviz_core.encoding import Encoding, ModelInput
+    from bertviz_core.masked import MaskLens, Masks
     from bertviz_core.pooling_grid import Cell, CellResult
 
+T = TypeVar("T")
 CUSTOM = "Custom id or path…"
 ACTIVE = "_active_model"  # session key: the (model, device) this session uses, checked when chosen
 FAILED_NOTE = "_failed_model_note"  # session key: a failed model's message, shown once after the picker snaps back
@@ -309,6 +311,41 @@ def attention_summary(key: tuple[str, str], text: str, text_pair: str | None,
     tokenizer = get_encoder(*key).tokenizer
     roles = token_roles(model_input(key, text, text_pair).tokens, tokenizer.cls_token, tokenizer.sep_token)
     return summarize(_weights, roles)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def masks(key: tuple[str, str], text: str) -> Masks:
+    """Cached ``Encoder.masks``: where a text's masks are, or ValueError saying what to change."""
+    return get_encoder(*key).masks(text)
+
+
+@st.cache_data(max_entries=32, show_spinner="Loading the masked-language-model head and running the model…")
+def masked_lens(key: tuple[str, str], text: str, hidden_ids: tuple[int | None, ...]) -> list[MaskLens]:
+    """Cached ``Encoder.logit_lens`` at its largest k, so a smaller k or another layer is read from it."""
+    from bertviz_core.masked import MAX_TOP_K
+
+    return get_encoder(*key).logit_lens(text, MAX_TOP_K, hidden_ids)
+
+
+def or_stop(compute: Callable[[], T], icon: str = "✋") -> T:
+    """``compute()``; when it raises ValueError, the message as an error, and the page stops there."""
+    try:
+        return compute()
+    except ValueError as err:
+        st.error(literal(str(err)), icon=icon)
+        st.stop()
+
+
+def offer_model(model: str, label: str) -> None:
+    """A button that switches this session to ``model`` (through the sidebar's picker, so the URL follows),
+    or a note when this server's BERTVIZ_MODELS allowlist leaves it out."""
+    allowed = allowed_models()
+    if allowed is not None and model not in allowed:
+        st.caption(f"This server's operator has not listed {literal(model)} in BERTVIZ_MODELS, so it cannot be "
+                   "loaded here.")
+        return
+    st.button(label, on_click=_show_in_picker, args=(model, [BUNDLED_MODEL, *(allowed or KNOWN_HUB_MODELS)]),
+              type="primary")
 
 
 def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],

@@ -15,14 +15,17 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
+from tiny_models import save_tiny_bert  # noqa: E402
 
 from bertviz_core import describe  # noqa: E402
 from bertviz_core.figures import layer_label  # noqa: E402
@@ -76,18 +79,21 @@ CHANGES: dict[str, tuple[str, str, Callable[[Page, int], None]] | None] = {
     "tokenization": ("padding toggle", "", toggle("Pad to a fixed length T")),
     "layer_values": ("layer", "?lv_layer=4", slider),
     "attention": ("layer", "?at_layer=3", slider),
+    # {mlm}: a tiny random model with a masked-language-model head, which the bundled model lacks
+    "masked_words": ("guesses shown", "?model=Custom+id+or+path%E2%80%A6&custom_model={mlm}&mw_k=9", slider),
     "word_similarity": ("strategy", "", select("Word vector", ("layer 1", "layer 2"))),
     "sentence_pooling": ("layers", "", multiselect_last("Layers", TOP_LAYER)),
     "compare_sentences": ("layer", "?cs_layer=4", slider),
 }
 
 
-def page_changes() -> dict[str, tuple[str, Callable[[Page, int], None]]]:
-    """{bench row name: (URL path and query, action)} for every page of the registry that has settings."""
+def page_changes(mlm: str) -> dict[str, tuple[str, Callable[[Page, int], None]]]:
+    """{bench row name: (URL path and query, action)} for every page of the registry that has settings;
+    ``mlm`` is the folder of a model with a masked-language-model head."""
     missing = [entry.file for entry in PAGES if entry.url_path not in CHANGES]
     if missing:
         raise SystemExit(f"bench/interaction_latency.py has no change for {', '.join(missing)}: add it to CHANGES.")
-    return {f"{entry.title.lower()} ({what})": (entry.url_path + query, act)
+    return {f"{entry.title.lower()} ({what})": (entry.url_path + query.format(mlm=quote(mlm)), act)
             for entry in PAGES if (change := CHANGES[entry.url_path]) for what, query, act in [change]}
 
 
@@ -114,7 +120,8 @@ def main() -> None:
     parser.add_argument("--only", default="", help="measure only the pages whose name contains this")
     args = parser.parse_args()
     results: dict[str, list[float]] = {}
-    pages = {name: change for name, change in page_changes().items() if args.only in name}
+    mlm = str(save_tiny_bert(Path(tempfile.mkdtemp(prefix="bench-mlm-")), heads=12, mlm=True))
+    pages = {name: change for name, change in page_changes(mlm).items() if args.only in name}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         with running_app("bench/floor_app.py") as floor:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -18,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from call_counter import counting_model_runs  # noqa: E402
+from tiny_models import save_tiny_bert  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from bertviz_core.page_registry import PAGES  # noqa: E402
@@ -30,6 +32,7 @@ CHANGES = {  # page's URL path: [(widget kind, key, value), ...] settings that m
                      ("slider", "lv_k", 2.5)],
     "attention": [("slider", "at_layer", 3), ("multiselect", "at_heads", [2, 5]), ("selectbox", "at_token", 4),
                   ("session_state", "at_tab", "Statistics"), ("session_state", "at_tab", "From one token")],
+    "masked_words": [("slider", "mw_layer", 3), ("slider", "mw_k", 4), ("slider", "mw_layer", 12)],
     "word_similarity": [("selectbox", "ws_strategy", "layer 2"), ("selectbox", "ws_metric", "dot product"),
                         ("selectbox", "ws_sub", "first"), ("radio", "ws_score", "gap")],
     "sentence_pooling": [("multiselect", "sp_layers", [1, 2]), ("multiselect", "sp_strats", ["max", "cls"])],
@@ -37,6 +40,9 @@ CHANGES = {  # page's URL path: [(widget kind, key, value), ...] settings that m
                           ("selectbox", "cs_metric", "euclidean distance"), ("radio", "cs_correct", "whitening"),
                           ("selectbox", "cs_query", 2)],
 }
+# Pages that show their numbers only for a kind of model the bundled one is not: a tiny random one of that kind
+# is loaded first (its first render is counted, its setting changes must run no model).
+NEEDS_MLM_HEAD = {"masked_words"}
 
 
 def main() -> None:
@@ -44,16 +50,23 @@ def main() -> None:
     if missing:
         raise SystemExit(f"bench/model_calls.py lists no setting changes for {', '.join(missing)}: add them to CHANGES.")
     print(f"{'page':20} {'first render':>13} {'setting changes':>16} {'model runs on them':>19}")
-    with counting_model_runs() as runs:
+    with tempfile.TemporaryDirectory() as folder, counting_model_runs() as runs:
+        mlm = str(save_tiny_bert(Path(folder), heads=12, mlm=True))
         for entry in PAGES:
-            measure(entry.file, entry.title, CHANGES[entry.url_path], runs)
+            model = mlm if entry.url_path in NEEDS_MLM_HEAD else None
+            measure(entry.file, entry.title, CHANGES[entry.url_path], runs, model)
 
 
-def measure(file: str, title: str, changes: list[tuple[str, str, object]], runs: list[int]) -> None:
-    """Open ``file`` in AppTest, make ``changes`` one by one, and print the model runs before and on them."""
+def measure(file: str, title: str, changes: list[tuple[str, str, object]], runs: list[int],
+            model: str | None = None) -> None:
+    """Open ``file`` in AppTest (on ``model``, a local folder, when given), make ``changes`` one by one, and
+    print the model runs before and on them."""
     runs.clear()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     at.run()
+    if model is not None:
+        at.sidebar.selectbox(key="model").set_value("Custom id or path…").run()
+        at.sidebar.text_input(key="custom_model").set_value(model).run()
     at.switch_page(file).run()
     first = len(runs)
     for kind, key, value in changes:

@@ -19,7 +19,8 @@ import pandas as pd
 import torch
 
 from bertviz_core.encoding import Encoding, ModelInput, check_unicode
-from bertviz_core.models import ModelInfo, load_pretrained, max_length, resolve_device, resolve_source
+from bertviz_core.masked import MAX_TOP_K, Masks, MaskLens, apply_head, find_masks, lens
+from bertviz_core.models import ModelInfo, load_mlm_head, load_pretrained, max_length, resolve_device, resolve_source
 from bertviz_core.pooling import POOLINGS, BatchStates, check_strategies
 from bertviz_core.vocab import vocabulary_table
 from bertviz_core.word_vectors import Occurrence, check_word, occurrences
@@ -70,6 +71,9 @@ class Encoder:
         self._vocabulary: pd.DataFrame | None = None
         self._eager_lock = threading.Lock()
         self._eager: PreTrainedModel | None = None
+        self._head_lock = threading.Lock()
+        self._head: torch.nn.Module | None = None
+        self._vocab_tokens: list[str] | None = None
 
     # ---- input side -------------------------------------------------------------------
     def _tokenize_many(self, texts: list[str], pairs: list[str] | None = None) -> list[ModelInput]:
@@ -276,6 +280,52 @@ class Encoder:
             raise ValueError(f"text_pairs has {len(pairs)} items for {len(texts)} texts; give one pair per text.")
         return self._tokenize_many(texts, pairs) if texts else []
 
+    @property
+    def mask_token(self) -> str:
+        """The token the model was trained to fill in, e.g. "[MASK]"."""
+        return self.tokenizer.mask_token
+
+    def masks(self, text: str) -> Masks:
+        """Where ``text``'s masks are (no model run); ``ValueError`` saying what to change when there is none
+        the model can see, or too many."""
+        check_unicode(text)
+        return find_masks(self.inputs([text])[0], text, self.mask_token, self.info.max_length)
+
+    def mlm_head(self) -> torch.nn.Module:
+        """The masked-language-model head, loaded on first use and kept; ``ValueError`` explaining why when
+        the checkpoint has none. The encoder itself, and so every other number, is untouched by it."""
+        with self._head_lock:
+            if self._head is None:
+                self._head = load_mlm_head(self.info)
+        return self._head
+
+    def _token_names(self, count: int) -> list[str]:
+        """Vocabulary entries by id for ``count`` ids (a model's output may be wider than its tokenizer)."""
+        with self._lock:
+            if self._vocab_tokens is None or len(self._vocab_tokens) != count:
+                known = self.tokenizer.convert_ids_to_tokens(list(range(min(count, len(self.tokenizer)))))
+                self._vocab_tokens = known + [f"[id {i}]" for i in range(len(known), count)]
+        return self._vocab_tokens
+
+    def logit_lens(self, text: str, top_k: int = 10, hidden_ids: Sequence[int | None] = ()) -> list[MaskLens]:
+        """For each mask of ``text``, in order: the MLM head (transform with its LayerNorm, then decoder)
+        applied to the mask's hidden state after every layer, 0 = the embeddings; the last layer is what
+        ``fill_mask`` returns. ``hidden_ids[i]``, when given, is the token mask i hid, followed by rank."""
+        if not 1 <= top_k <= MAX_TOP_K:
+            raise ValueError(f"top_k must be from 1 to {MAX_TOP_K}.")
+        positions = self.masks(text).positions
+        head = self.mlm_head()
+        states = self.encode([text])[0].hidden_states[:, positions]  # (layers+1, masks, hidden)
+        logits = apply_head(head, torch.from_numpy(states).to(self.info.device)).transpose(0, 1)  # (masks, L+1, V)
+        names = self._token_names(logits.shape[-1])
+        hidden = list(hidden_ids) + [None] * (len(positions) - len(hidden_ids))
+        return [lens(logits[i], position, top_k, hidden[i], names) for i, position in enumerate(positions)]
+
+    def fill_mask(self, text: str, top_k: int = 10) -> list[pd.DataFrame]:
+        """For each mask of ``text``, in order, the ``top_k`` guesses of the MLM head, best first: token, id,
+        probability (softmax over the vocabulary), as transformers' ``pipeline("fill-mask")`` gives them."""
+        return [mask.predictions(top_k) for mask in self.logit_lens(text, top_k)]
+
     def word_vectors(self, texts: Sequence[str], word: str, subword: str = "mean") -> list[Occurrence]:
         """Every whole-word, case-insensitive occurrence of ``word`` in ``texts``, in order.
 
@@ -293,7 +343,7 @@ def load_encoder(model: str | None = None, device: str = "auto") -> Encoder:
     """
     source = resolve_source(model)
     resolved = resolve_device(device)
-    tokenizer, net, has_pooler = load_pretrained(source, resolved)
+    tokenizer, net, has_pooler, has_mlm_head = load_pretrained(source, resolved)
     config = net.config
     info = ModelInfo(
         name=source.name,
@@ -306,6 +356,7 @@ def load_encoder(model: str | None = None, device: str = "auto") -> Encoder:
         max_length=max_length(tokenizer.model_max_length, config.max_position_embeddings),
         device=resolved,
         has_pooler=has_pooler,
+        has_mlm_head=has_mlm_head,
         requested=source.requested,
     )
     return Encoder(tokenizer, net, info)

@@ -257,3 +257,42 @@ def ranking_figure(names: Sequence[str], scores: Sequence[float], band: tuple[fl
                   margin=dict(l=10, r=10, t=70, b=10), yaxis=dict(autorange="reversed"), shapes=shapes,
                   annotations=annotations)
     return go.Figure(dict(data=[bars], layout=layout))
+
+
+def guess_grid_figure(tokens: np.ndarray, probs: np.ndarray, title: str, marked_layer: int | None = None) -> go.Figure:
+    """The logit lens as a grid: a row per layer (0 = embeddings), the ``k`` best guesses across, each cell
+    the guessed token coloured by its probability. ``tokens``, ``probs``: (layers+1, k); ``marked_layer``
+    gets a red outline."""
+    layers, k = probs.shape
+    names = [layer_label(layer) for layer in range(layers)]
+    words = np.vectorize(plain, otypes=[object])(tokens)
+    heatmap = dict(type="heatmap", z=probs, x=[f"#{rank}" for rank in range(1, k + 1)], y=names, text=words,
+                   texttemplate="%{text}", customdata=words, colorscale="Blues", zmin=0,
+                   colorbar=dict(title="probability", tickformat=".2~r"),
+                   hovertemplate="%{y} · guess %{x}: %{customdata}<br>probability %{z:.4f}<extra></extra>")
+    shapes = [] if marked_layer is None else [dict(type="rect", xref="paper", x0=0, x1=1, y0=marked_layer - 0.5,
+                                                   y1=marked_layer + 0.5, line=dict(color="red", width=3))]
+    layout = dict(title=dict(text=plain(title)), height=max(300, 30 * layers + 140), shapes=shapes,
+                  margin=dict(l=10, r=10, t=60, b=10), yaxis=dict(autorange="reversed", type="category"),
+                  xaxis=dict(type="category", side="top"))
+    return go.Figure(dict(data=[heatmap], layout=layout))
+
+
+def rank_curves_figure(tracked: pd.DataFrame, title: str) -> go.Figure:
+    """Rank (left, log scale, 1 at the top) and probability (right) of each tracked token by layer; a long
+    frame with layer, token, role, rank, probability."""
+    data = []
+    for i, ((role, token), rows) in enumerate(tracked.groupby(["role", "token"], sort=False)):
+        name, colour = plain(f"{role}: {token}"), qualitative.Plotly[i % 10]
+        x = [layer_label(int(layer)) for layer in rows["layer"]]
+        common = dict(type="scatter", x=x, mode="lines+markers", name=name, legendgroup=name,
+                      line=dict(color=colour))
+        data += [common | dict(y=rows["rank"], hovertemplate="%{x}: rank %{y}<extra></extra>"),
+                 common | dict(y=rows["probability"], xaxis="x2", yaxis="y2", showlegend=False,
+                               hovertemplate="%{x}: probability %{y:.4f}<extra></extra>")]
+    layout = dict(title=dict(text=plain(title)), height=400, margin=dict(l=10, r=10, t=80, b=10),
+                  xaxis=dict(domain=[0, 0.47]), xaxis2=dict(domain=[0.53, 1], anchor="y2"),
+                  yaxis=dict(title="rank (1 = top guess)", type="log", autorange="reversed"),
+                  yaxis2=dict(title="probability", anchor="x2", rangemode="tozero", tickformat=".2~r"),
+                  legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"))
+    return go.Figure(dict(data=data, layout=layout))

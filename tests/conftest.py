@@ -17,10 +17,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from call_counter import counting_model_runs  # noqa: E402
-from transformers import AutoTokenizer, BertConfig, BertModel  # noqa: E402
+from tiny_models import save_tiny_bert  # noqa: E402,F401 - tests import it from here
 
 from bertviz_core import Encoder, load_encoder  # noqa: E402
-from bertviz_core.models import bundled_model_dir  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 # The tutorial sentence's token ids in bert-base-uncased's vocabulary, from [CLS] to [SEP].
@@ -29,18 +28,6 @@ TUTORIAL_IDS = [101, 2044, 11065, 2769, 2013, 1996, 2924, 11632, 1010, 1996, 292
 
 # The device the encoder fixtures run on; set BERTVIZ_TEST_DEVICE=cuda to run the core tests on a GPU.
 DEVICE = os.environ.get("BERTVIZ_TEST_DEVICE", "cpu")
-
-
-def save_tiny_bert(folder: Path, layers: int = 12, hidden: int = 48, pooler: bool = True, heads: int = 4) -> Path:
-    """Save a randomly initialised BertModel with the bundled WordPiece vocabulary."""
-    tokenizer = AutoTokenizer.from_pretrained(bundled_model_dir())
-    config = BertConfig(
-        vocab_size=len(tokenizer), hidden_size=hidden, num_hidden_layers=layers,
-        num_attention_heads=heads, intermediate_size=2 * hidden, max_position_embeddings=128,
-    )
-    BertModel(config, add_pooling_layer=pooler).save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
 
 
 @pytest.fixture(scope="session")

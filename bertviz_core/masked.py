@@ -1,0 +1,187 @@
+"""Masked words: the guesses of BERT's pre-training head for each [MASK], and the logit lens.
+
+BERT was trained to fill in masked tokens: its masked-language-model (MLM) head turns the last
+hidden state of a [MASK] into a score for every vocabulary entry. The logit lens applies that same
+head to the hidden state after every layer (0 = the embeddings), which shows at which depth the
+final guess appears. Sentence-embedding models such as all-MiniLM-L6-v2 ship without the head.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+from bertviz_core.encoding import ModelInput
+
+# Key prefixes of a trained MLM head's transform, by family: BERT (cls.predictions) and RoBERTa
+# (lm_head). The decoder is often tied to the word embeddings and absent from a checkpoint, so the
+# transform is what proves a head was saved.
+MLM_HEAD_KEYS: tuple[str, ...] = ("cls.predictions.transform.", "lm_head.dense.")
+HEAD_MODULES: tuple[str, ...] = ("cls", "lm_head")  # the attribute of a *ForMaskedLM model holding its head
+MAX_MASKS = 10  # each mask is guessed without the others, so more leave too little context to read
+MAX_TOP_K = 50  # the lens keeps this many guesses per layer; a view shows any k up to it
+NO_HEAD_REASON = (
+    "{name} has no masked-language-model head: its checkpoint holds no trained weights for the layer that "
+    "turns a hidden state into a guess over the vocabulary. Sentence-embedding models such as "
+    "all-MiniLM-L6-v2 are trained for sentence similarity after pre-training, and the word-guessing head is "
+    "dropped when they are saved. Without it there is nothing to guess with: a random head would guess noise."
+)
+
+
+def holds_mlm_head(keys: Iterable[str]) -> bool:
+    """True when checkpoint weight names include a trained MLM head's transform (see ``MLM_HEAD_KEYS``)."""
+    return any(key.startswith(MLM_HEAD_KEYS) for key in keys)
+
+
+@dataclass(frozen=True)
+class Masks:
+    """Where the masks of a text are: ``positions`` (token indices, in order), how many were written but
+    cut off by the length limit (``past_limit``), and how many mask-like spellings the tokenizer does not
+    read as the mask (``miswritten``, e.g. "[mask]")."""
+
+    positions: list[int]
+    past_limit: int
+    miswritten: int
+
+
+def find_masks(item: ModelInput, text: str, mask_token: str, max_length: int) -> Masks:
+    """The masks of ``text`` as tokenized in ``item``; ``ValueError`` saying what to change when there is
+    none the model can see, or more than ``MAX_MASKS``."""
+    positions = [i for i, token in enumerate(item.tokens) if token == mask_token]
+    written = text.count(mask_token)
+    miswritten = len(re.findall(re.escape(mask_token), text, flags=re.IGNORECASE)) - written
+    if not positions and written:
+        raise ValueError(f"Every {mask_token} lies past the model's {max_length}-token limit, so the model never "
+                         f"sees one. Put a {mask_token} in the first part of the text, or shorten it.")
+    if not positions and miswritten:
+        raise ValueError(f"The mask is written {mask_token}, in capitals: the tokenizer reads other spellings "
+                         f"as ordinary pieces. Change it to {mask_token}.")
+    if not positions:
+        raise ValueError(f"The text has no {mask_token}. Write {mask_token} where a word should be guessed, "
+                         "or choose “Mask a word” and pick one.")
+    if len(positions) > MAX_MASKS:
+        raise ValueError(f"The text has {len(positions)} masks; this page guesses up to {MAX_MASKS} at once. "
+                         "Each mask is guessed without seeing the others, so many masks leave little context. "
+                         "Remove some.")
+    return Masks(positions, written - len(positions), miswritten)
+
+
+@dataclass(frozen=True)
+class Word:
+    """A whole word of a text: its index, its characters and how many pieces it has."""
+
+    index: int
+    text: str
+    start: int
+    end: int
+    pieces: int
+
+
+def words(item: ModelInput, text: str) -> list[Word]:
+    """The whole words of a single text (no special tokens), in order."""
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for word, offset, special in zip(item.word_ids, item.offsets, item.special):
+        if word is not None and not special:
+            spans.setdefault(word, []).append(offset)
+    return [Word(word, text[pieces[0][0]:pieces[-1][1]], pieces[0][0], pieces[-1][1], len(pieces))
+            for word, pieces in spans.items()]
+
+
+def word_labels(found: Sequence[Word]) -> list[str]:
+    """A unique label per word, as a picker and a link show it: the word, then "#2", "#3" for repeats."""
+    seen: dict[str, int] = {}
+    labels = []
+    for word in found:
+        seen[word.text] = seen.get(word.text, 0) + 1
+        labels.append(word.text if seen[word.text] == 1 else f"{word.text} #{seen[word.text]}")
+    return labels
+
+
+@dataclass(frozen=True)
+class MaskedWord:
+    """A text with one word masked: ``text`` holds one mask per piece of the word, so every other token keeps
+    its position; ``hidden`` maps each new mask's position to the id of the piece it hides."""
+
+    text: str
+    hidden: dict[int, int]
+    pieces: list[str]
+
+
+def mask_word(item: ModelInput, text: str, word: Word, mask_token: str) -> MaskedWord:
+    """``text`` (tokenized as ``item``) with ``word`` replaced by one mask per piece."""
+    positions = [i for i, w in enumerate(item.word_ids) if w == word.index and not item.special[i]]
+    return MaskedWord(text[:word.start] + " ".join([mask_token] * word.pieces) + text[word.end:],
+                      {i: item.ids[i] for i in positions}, [item.tokens[i] for i in positions])
+
+
+@dataclass(frozen=True)
+class MaskLens:
+    """The head's guesses for one mask after every layer, 0 = the embeddings.
+
+    ``top_ids``, ``top_tokens``, ``top_probs``: (layers+1, k), best first. ``tracked_ids``: the tokens
+    followed through the layers, the final answer (the last layer's top guess) first, then the token the
+    mask hid, if known. ``ranks`` (1 = best) and ``probs``: (len(tracked_ids), layers+1).
+    """
+
+    position: int
+    top_ids: np.ndarray
+    top_tokens: np.ndarray
+    top_probs: np.ndarray
+    tracked_ids: tuple[int, ...]
+    tracked_tokens: tuple[str, ...]
+    ranks: np.ndarray
+    probs: np.ndarray
+
+    def predictions(self, k: int) -> pd.DataFrame:
+        """The last layer's ``k`` best guesses, best first: token, id, probability."""
+        last = len(self.top_ids) - 1
+        return pd.DataFrame({"token": self.top_tokens[last, :k], "id": self.top_ids[last, :k],
+                             "probability": self.top_probs[last, :k]})
+
+    def layer_table(self, k: int) -> pd.DataFrame:
+        """One row per layer: the ``k`` best guesses, best first, in long form (layer, rank, token, probability)."""
+        layers, ranks = np.meshgrid(range(len(self.top_ids)), range(1, k + 1), indexing="ij")
+        return pd.DataFrame({"layer": layers.ravel(), "rank": ranks.ravel(),
+                             "token": self.top_tokens[:, :k].ravel(), "probability": self.top_probs[:, :k].ravel()})
+
+    def tracked(self) -> pd.DataFrame:
+        """The tracked tokens by layer (long form): layer, token, role, rank, probability."""
+        roles = ["final answer", "hidden word"]
+        return pd.concat([pd.DataFrame({"layer": range(self.ranks.shape[1]), "token": token, "role": role,
+                                        "rank": self.ranks[i], "probability": self.probs[i]})
+                          for i, (token, role) in enumerate(zip(self.tracked_tokens, roles))], ignore_index=True)
+
+    def first_layer_at_top(self) -> int:
+        """The first layer from which on the final answer stays the top guess: where the model "knows" it.
+        The last layer at the latest, the answer being its top guess."""
+        at_top = self.ranks[0] == 1
+        return next(layer for layer in range(len(at_top)) if at_top[layer:].all())
+
+
+def apply_head(head: torch.nn.Module, hidden: torch.Tensor) -> torch.Tensor:
+    """The MLM head's logits for hidden states (..., hidden) → (..., vocab): the transform (dense layer,
+    activation, LayerNorm), then the decoder to the vocabulary with its bias. Exactly what a *ForMaskedLM
+    model applies to its last hidden state."""
+    with torch.inference_mode():
+        return head(hidden.to(next(head.parameters()).dtype)).float()
+
+
+def lens(logits: torch.Tensor, position: int, top_k: int, hidden_id: int | None,
+         tokens: Sequence[str]) -> MaskLens:
+    """One mask's lens from its logits (layers+1, vocab); ``tokens`` maps ids to vocabulary entries."""
+    probs = logits.softmax(-1)
+    top = probs.topk(min(top_k, probs.shape[-1]), dim=-1)
+    answer = int(top.indices[-1, 0])
+    tracked = (answer,) if hidden_id is None or hidden_id == answer else (answer, hidden_id)
+    chosen = logits[:, list(tracked)].T  # (tracked, layers+1)
+    ranks = (logits.unsqueeze(0) > chosen.unsqueeze(-1)).sum(-1) + 1  # 1 + entries scored strictly higher
+    top_ids = top.indices.cpu().numpy()
+    return MaskLens(
+        position=position, top_ids=top_ids, top_tokens=np.asarray(tokens, dtype=object)[top_ids],
+        top_probs=top.values.cpu().numpy(), tracked_ids=tracked, tracked_tokens=tuple(tokens[i] for i in tracked),
+        ranks=ranks.cpu().numpy(), probs=probs[:, list(tracked)].T.cpu().numpy(),
+    )

@@ -1,0 +1,134 @@
+"""Masked words: what BERT was trained to guess for each [MASK], and the layer where it knows."""
+import pandas as pd
+import streamlit as st
+
+from bertviz_core import figures, recipes
+from bertviz_core.masked import MAX_TOP_K, NO_HEAD_REASON, mask_word, word_labels, words
+from bertviz_core.models import KNOWN_HUB_MODELS
+from ui import (
+    active_info,
+    chart,
+    download_csv,
+    encoder,
+    ensure_app_navigation,
+    literal,
+    masked_lens,
+    masks,
+    model_input,
+    model_key,
+    offer_model,
+    or_stop,
+    table,
+    teaching_panel,
+)
+
+ensure_app_navigation()
+
+st.title("🎭 Masked words")
+info = active_info()
+if not info.has_mlm_head:
+    teaching_panel(
+        "BERT was pre-trained by guessing hidden words: a masked-language-model head turns the hidden state of "
+        "each [MASK] into a probability for every word of the vocabulary.  \n"
+        "This page shows those guesses, and the layer where the model settles on its answer, for a model that "
+        "still has that head. The code shows how to ask the loader whether a checkpoint has it.",
+        recipes.missing_head(info),
+    )
+    st.warning(literal(NO_HEAD_REASON.format(name=info.name)), icon="🎭")
+    st.markdown(
+        "**bert-base-uncased** has the head: it is the model these tutorials use, with the same vocabulary as the "
+        "bundled model. It downloads once (about 440 MB) when this server is online; offline, the sidebar says "
+        "why it cannot load and keeps the current model."
+    )
+    offer_model(KNOWN_HUB_MODELS[0], f"Switch to {KNOWN_HUB_MODELS[0]}")
+    st.stop()
+
+mask_token = encoder().mask_token
+MODES = ["Text with masks", "Mask a word"]
+mode = st.radio("Input", MODES, horizontal=True, key="mw_mode", bind="query-params",
+                help=f"Write {mask_token} yourself, or type a normal sentence and pick the word to hide.")
+hidden_by_position: dict[int, int] = {}
+if mode == MODES[0]:
+    text = st.text_area("Text", f"The man went to the {mask_token} to buy milk.", key="mw_text",
+                        bind="query-params", max_chars=50_000, height=80)
+else:
+    sentence = st.text_input("Sentence", "The man went to the store to buy milk.", key="mw_sentence",
+                             bind="query-params", max_chars=50_000)
+    if not sentence.strip():
+        st.info("Type a sentence above, then pick the word to mask.")
+        st.stop()
+    item = or_stop(lambda: model_input(model_key(), sentence, None))
+    choices = words(item, sentence)
+    if not choices:
+        st.info("The sentence has no words to mask.")
+        st.stop()
+    labels = word_labels(choices)
+    chosen = labels.index(st.selectbox("Word to mask", labels, index=labels.index("store") if "store" in labels else 0,
+                                       key="mw_word", bind="query-params"))
+    masked = mask_word(item, sentence, choices[chosen], mask_token)
+    text, hidden_by_position = masked.text, masked.hidden
+    if len(masked.pieces) > 1:
+        st.info(f"“{literal(choices[chosen].text)}” is {len(masked.pieces)} pieces "
+                f"({literal(' '.join(masked.pieces))}), so it became {len(masked.pieces)} masks. BERT guesses each "
+                "piece on its own, with the others masked too: it never guesses a word of several pieces as one. "
+                "Each mask's “hidden word” curve follows its own piece.", icon="🧩")
+    st.caption(f"The model reads: {literal(text)}")
+
+if not text.strip():
+    st.info(f"Type a text with {mask_token} where a word should be guessed, e.g. "
+            f"“The man went to the {mask_token} to buy milk.”")
+    st.stop()
+found = or_stop(lambda: masks(model_key(), text))
+if found.past_limit:
+    st.warning(f"{found.past_limit} of the masks lie past the model's {info.max_length}-token limit and are cut "
+               "off; the others are guessed.", icon="✂️")
+if found.miswritten:
+    st.warning(f"{found.miswritten} mask{'s are' if found.miswritten > 1 else ' is'} not written {mask_token} in "
+               "capitals, so the tokenizer reads them as ordinary pieces.", icon="🔤")
+hidden_ids = tuple(hidden_by_position.get(position) for position in found.positions)
+lenses = or_stop(lambda: masked_lens(model_key(), text, hidden_ids), icon="⚠️")  # a head that cannot be read
+
+c1, c2, c3 = st.columns([2, 3, 3])
+mask = c1.selectbox("Mask", range(len(lenses)), key="mw_mask", bind="query-params",
+                    format_func=lambda m: f"mask {m + 1} (token {lenses[m].position})")
+k = c2.slider("Guesses shown (k)", 1, MAX_TOP_K, 10, key="mw_k", bind="query-params")
+layer = c3.slider("Layer (0 = embeddings)", 0, info.num_layers, info.num_layers, key="mw_layer",
+                  bind="query-params")
+lens = lenses[mask]
+teaching_panel(
+    f"BERT's pre-training task: guess the token behind each {mask_token}. Its head turns the last layer's hidden "
+    "state into a probability for every vocabulary entry; the bars are the best guesses.  \n"
+    "The logit lens applies the same head to the hidden state after every layer, so the grid and the curves show "
+    "at which depth the final answer appears.",
+    recipes.masked_words(info, text, mask, layer, k),
+)
+
+st.subheader("The guesses")
+filled = " · ".join(f"mask {m + 1}: **{literal(one.top_tokens[-1, 0])}**" for m, one in enumerate(lenses))
+st.markdown(f"Top guess for each mask — {filled}")
+guesses = lens.predictions(k)
+left, right = st.columns(2)
+chart(figures.ranking_figure(guesses["token"], guesses["probability"], None,
+                             f"Mask {mask + 1}: the {k} best guesses (last layer)"), key="mw_guesses", container=left)
+with right:
+    every_mask = pd.concat([one.predictions(k).assign(mask=m + 1, rank=range(1, k + 1))
+                            for m, one in enumerate(lenses)])
+    shown = every_mask.assign(probability=every_mask["probability"].map("{:.3g}".format))  # small ones stay legible
+    table(shown[["mask", "rank", "token", "id", "probability"]], key="mw_guesses_table", height=400)
+download_csv(every_mask, "Download every mask's guesses (CSV)", "masked_guesses.csv", "mw_guesses_csv")
+
+st.subheader("Layer by layer: where does the model know the word?")
+knows = lens.first_layer_at_top()
+answer = literal(lens.tracked_tokens[0])
+settles = ("only after the last layer" if knows == info.num_layers else
+           "already in the embeddings, before any attention" if knows == 0 else f"from {figures.layer_label(knows)} on")
+st.caption(f"Each row is the head applied after one layer (0 = the embeddings, before any attention); the red row is "
+           f"layer {layer}. The final answer, “{answer}”, is the top guess {settles}.")
+chart(figures.guess_grid_figure(lens.top_tokens[:, :k], lens.top_probs[:, :k],
+                                f"Mask {mask + 1}: the {k} best guesses after each layer", layer), key="mw_grid")
+chart(figures.rank_curves_figure(lens.tracked(), f"Mask {mask + 1}: rank and probability by layer"),
+      key="mw_curves")
+download_csv(pd.concat([one.layer_table(k).assign(mask=m + 1) for m, one in enumerate(lenses)]),
+             "Download the lens, every mask and layer (CSV)", "logit_lens.csv", "mw_lens_csv")
+download_csv(pd.concat([one.tracked().assign(mask=m + 1) for m, one in enumerate(lenses)]),
+             "Download the ranks by layer (CSV)", "answer_ranks.csv", "mw_ranks_csv")

@@ -1,0 +1,211 @@
+"""Masked words: fill-mask against transformers' pipeline, the logit lens against the head applied by hand,
+``has_mlm_head`` from the checkpoint, bad input, and the page."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from conftest import DEVICE, chart, charts, open_page, save_tiny_bert, table
+from test_recipes import run
+from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
+
+from bertviz_core import Encoder, describe, load_encoder, recipes
+from bertviz_core.masked import MAX_MASKS, mask_word, word_labels, words
+
+PAGE = "pages/masked_words.py"
+TEXTS = ["The man went to the [MASK] to buy milk.", "[MASK] is the capital of [MASK].",
+         "A longer sentence, with a [MASK] near its end so that padding matters [MASK]"]
+
+
+@pytest.fixture(scope="module")
+def mlm_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return save_tiny_bert(tmp_path_factory.mktemp("mlm"), heads=12, mlm=True)
+
+
+@pytest.fixture(scope="module")
+def mlm(mlm_dir: Path) -> Encoder:
+    return load_encoder(str(mlm_dir), device=DEVICE)
+
+
+def plain_lens(folder: Path, text: str) -> tuple[np.ndarray, np.ndarray]:
+    """The head applied by hand to every layer's hidden states of a plain AutoModelForMaskedLM:
+    probabilities and logits, (masks, layers+1, vocab)."""
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForMaskedLM.from_pretrained(folder).eval()
+    inputs = tokenizer(text, return_tensors="pt", truncation=True)
+    masks = (inputs["input_ids"][0] == tokenizer.mask_token_id).nonzero()[:, 0]
+    with torch.no_grad():
+        states = torch.stack(model(**inputs, output_hidden_states=True).hidden_states)[:, 0, masks]
+        logits = model.cls(states).transpose(0, 1)
+    return logits.softmax(-1).numpy(), logits.numpy()
+
+
+@pytest.mark.parametrize("top_k", [1, 5, 12])
+def test_fill_mask_equals_the_pipeline(mlm: Encoder, mlm_dir: Path, top_k: int) -> None:
+    fill = pipeline("fill-mask", model=str(mlm_dir), top_k=top_k)
+    for text in TEXTS:
+        expected = fill(text)
+        expected = expected if isinstance(expected[0], list) else [expected]  # one mask: a flat list
+        got = mlm.fill_mask(text, top_k)
+        assert len(got) == len(expected) == text.count("[MASK]")
+        for ours, theirs in zip(got, expected):
+            assert ours["id"].tolist() == [guess["token"] for guess in theirs]
+            np.testing.assert_allclose(ours["probability"], [guess["score"] for guess in theirs], atol=1e-5)
+            assert list(ours.columns) == ["token", "id", "probability"]
+            assert ours["token"].tolist() == [mlm.tokenizer.convert_ids_to_tokens(g["token"]) for g in theirs]
+
+
+def test_the_lens_equals_the_head_applied_by_hand_and_its_last_layer_is_fill_mask(mlm: Encoder,
+                                                                                    mlm_dir: Path) -> None:
+    for text in TEXTS:
+        probs, logits = plain_lens(mlm_dir, text)
+        lenses = mlm.logit_lens(text, 10)
+        for m, (lens, fill) in enumerate(zip(lenses, mlm.fill_mask(text, 10))):
+            assert lens.top_ids.shape == (13, 10)
+            order = np.argsort(-probs[m], axis=-1, kind="stable")[:, :10]
+            np.testing.assert_allclose(lens.top_probs, np.take_along_axis(probs[m], order, -1), atol=1e-5)
+            assert (lens.top_ids[:, 0] == order[:, 0]).all()
+            assert lens.predictions(10)["id"].tolist() == fill["id"].tolist()
+            np.testing.assert_allclose(lens.predictions(10)["probability"], fill["probability"], atol=1e-7)
+            answer = lens.tracked_ids[0]
+            assert answer == fill["id"].iloc[0]
+            expected_ranks = (logits[m] > logits[m][:, [answer]]).sum(-1) + 1
+            assert (lens.ranks[0] == expected_ranks).all() and lens.ranks[0, -1] == 1
+            np.testing.assert_allclose(lens.probs[0], probs[m][:, answer], atol=1e-6)
+
+
+def test_the_hidden_word_is_followed_by_rank(mlm: Encoder, mlm_dir: Path) -> None:
+    text = "The man went to the [MASK] to buy milk."
+    store = AutoTokenizer.from_pretrained(mlm_dir).convert_tokens_to_ids("store")
+    (lens,) = mlm.logit_lens(text, 5, [store])
+    _, logits = plain_lens(mlm_dir, text)
+    assert lens.tracked_tokens[1] == "store"
+    assert (lens.ranks[1] == (logits[0] > logits[0][:, [store]]).sum(-1) + 1).all()
+    frame = lens.tracked()
+    assert set(frame["role"]) == {"final answer", "hidden word"} and len(frame) == 2 * 13
+
+
+def test_has_mlm_head_comes_from_the_checkpoint(bundled: Encoder, tiny: Encoder, tiny_dir: Path, mlm: Encoder,
+                                                mlm_dir: Path) -> None:
+    assert not bundled.info.has_mlm_head and bundled.info.has_pooler
+    assert not tiny.info.has_mlm_head and tiny.info.has_pooler
+    assert mlm.info.has_mlm_head and not mlm.info.has_pooler  # BertForMaskedLM saves no pooler
+    assert describe(str(mlm_dir)) == mlm.info and describe(str(tiny_dir)) == tiny.info
+    with pytest.raises(ValueError, match="has no masked-language-model head"):
+        bundled.fill_mask("The [MASK] is here.")
+
+
+def test_loading_the_head_changes_no_other_number(mlm: Encoder) -> None:
+    before = mlm.encode([TEXTS[0]])[0].hidden_states
+    mlm.fill_mask(TEXTS[0])
+    np.testing.assert_array_equal(mlm.encode([TEXTS[0]])[0].hidden_states, before)
+    assert mlm.model.config._attn_implementation == "sdpa"
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("No mask in this sentence.", "has no \\[MASK\\]"),
+    ("The [mask] is lowercase.", "in capitals"),
+    ("[MASK] " * 20, f"up to {MAX_MASKS} at once"),
+    ("word " * 200 + "[MASK]", "past the model's 128-token limit"),
+])
+def test_bad_masks_are_explained(mlm: Encoder, text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        mlm.logit_lens(text)
+
+
+def test_masks_cut_off_or_miswritten_are_counted(mlm: Encoder) -> None:
+    found = mlm.masks("[MASK] and [mask] " + "word " * 200 + "[MASK]")
+    assert found.positions == [1] and found.past_limit == 1 and found.miswritten == 1
+
+
+def test_masking_a_word_of_several_pieces_keeps_every_position(mlm: Encoder) -> None:
+    text = "Word embeddings are everywhere."
+    (item,) = mlm.inputs([text])
+    chosen = next(w for w in words(item, text) if w.text == "embeddings")
+    masked = mask_word(item, text, chosen, mlm.mask_token)
+    assert chosen.pieces == 4 and masked.pieces == ["em", "##bed", "##ding", "##s"]
+    assert masked.text == "Word [MASK] [MASK] [MASK] [MASK] are everywhere."
+    (after,) = mlm.inputs([masked.text])
+    assert len(after.ids) == len(item.ids) and mlm.masks(masked.text).positions == list(masked.hidden)
+    assert [item.ids[p] for p in masked.hidden] == list(masked.hidden.values())
+
+
+def test_repeated_words_get_unique_labels(mlm: Encoder) -> None:
+    text = "The cat saw the other cat."
+    assert word_labels(words(mlm.inputs([text])[0], text)) == ["The", "cat", "saw", "the", "other", "cat #2", "."]
+
+
+def test_the_recipe_reproduces_the_guesses_and_the_lens(mlm: Encoder, mlm_dir: Path) -> None:
+    text = TEXTS[1]
+    ns = run(recipes.masked_words(mlm.info, text, mask=1, layer=4, k=7))
+    lens = mlm.logit_lens(text, 7)[1]
+    assert ns["guesses"].indices[1].tolist() == lens.predictions(7)["id"].tolist()
+    assert ns["layer_guesses"].indices.tolist() == lens.top_ids[4].tolist()
+    np.testing.assert_allclose(ns["layer_guesses"].values.numpy(), lens.top_probs[4], atol=1e-6)
+    assert ns["rank"].tolist() == lens.ranks[0].tolist()
+
+
+def test_the_missing_head_recipe_lists_the_heads_random_weights(bundled: Encoder) -> None:
+    ns = run(recipes.missing_head(bundled.info))
+    assert "cls.predictions.transform.dense.weight" in ns["missing"]
+
+
+def test_the_page_explains_a_model_without_the_head() -> None:
+    at = open_page(PAGE)
+    assert "has no masked-language-model head" in at.warning[0].value.replace("\\", "")
+    assert [b.label for b in at.button] == ["Switch to bert-base-uncased"]
+    at.button[0].click().run()  # offline (HF_HUB_OFFLINE): the sidebar says why and keeps the bundled model
+    assert not at.exception and "offline mode" in " ".join(e.value for e in at.sidebar.error)
+    assert "has no masked-language-model head" in at.warning[0].value.replace("\\", "")
+
+
+def test_the_allowlist_is_obeyed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BERTVIZ_MODELS", "bert-base-cased")
+    at = open_page(PAGE)
+    assert not at.button and any("BERTVIZ_MODELS" in c.value for c in at.caption)
+
+
+def open_with_model(folder: Path) -> object:
+    at = open_page(PAGE)
+    at.sidebar.selectbox(key="model").set_value("Custom id or path…").run()
+    at.sidebar.text_input(key="custom_model").set_value(str(folder)).run()
+    assert not at.exception
+    return at
+
+
+def test_the_page_shows_guesses_and_the_lens_and_settings_run_no_model(mlm_dir: Path, mlm: Encoder,
+                                                                        model_calls: list[int]) -> None:
+    at = open_with_model(mlm_dir)
+    fill = mlm.fill_mask("The man went to the [MASK] to buy milk.", 10)[0]
+    shown = table(at, "mw_guesses_table")
+    assert shown["id"].tolist() == fill["id"].tolist()
+    grid = chart(at, "mw_grid")
+    assert len(grid["data"][0]["y"]) == 13 and len(grid["data"][0]["x"]) == 10
+    assert chart(at, "mw_curves")["data"][0]["name"].startswith("final answer")
+    runs = len(model_calls)
+    at.slider(key="mw_layer").set_value(4).run()
+    at.slider(key="mw_k").set_value(3).run()
+    assert len(model_calls) == runs and not at.exception
+    assert len(chart(at, "mw_grid")["data"][0]["x"]) == 3
+    assert chart(at, "mw_grid")["layout"]["shapes"][0]["y0"] == 3.5  # the chosen layer's row outlined
+
+
+@pytest.mark.parametrize(("text", "kind"), [("", "info"), ("No mask here.", "error"), ("[mask] x", "error"),
+                                            ("[MASK] " * 20, "error"), ("word " * 200 + "[MASK]", "error")])
+def test_the_page_answers_bad_input_with_a_message(mlm_dir: Path, text: str, kind: str) -> None:
+    at = open_with_model(mlm_dir)
+    at.text_area(key="mw_text").set_value(text).run()
+    assert not at.exception and len(getattr(at, kind)) >= 1 and "mw_grid" not in charts(at)
+
+
+def test_masking_a_word_on_the_page(mlm_dir: Path) -> None:
+    at = open_with_model(mlm_dir)
+    at.radio(key="mw_mode").set_value("Mask a word").run()
+    assert at.selectbox(key="mw_word").value == "store"
+    assert any("The man went to the [MASK] to buy milk." in c.value.replace("\\", "") for c in at.caption)
+    at.text_input(key="mw_sentence").set_value("Word embeddings are everywhere.").run()
+    at.selectbox(key="mw_word").set_value("embeddings").run()
+    assert not at.exception and "4 pieces" in " ".join(i.value for i in at.info)
+    assert sorted(set(table(at, "mw_guesses_table")["mask"])) == [1, 2, 3, 4]
