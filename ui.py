@@ -24,7 +24,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from bertviz_core.corpora import Table, read_table
+from bertviz_core.corpora import Table, max_rows, read_table, table_texts
 from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices, describe
 from bertviz_core.word_vectors import Occurrence, occurrences
 
@@ -33,10 +33,12 @@ if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most
     from bertviz_core.encoder import Encoder
     from bertviz_core.encoding import Encoding, ModelInput
     from bertviz_core.masked import MaskLens, Masks
+    from bertviz_core.neighbours import Contextuality, TokenIndex
     from bertviz_core.pooling_grid import Cell, CellResult
 
 T = TypeVar("T")
 CUSTOM = "Custom id or path…"
+NO_LABELS = "(no labels)"
 ACTIVE = "_active_model"  # session key: the (model, device) this session uses, checked when chosen
 FAILED_NOTE = "_failed_model_note"  # session key: a failed model's message, shown once after the picker snaps back
 FAILURE_MEMORY_S = 600  # a model that failed to load is not tried again for this long, by any session
@@ -196,7 +198,9 @@ def model_key() -> tuple[str, str]:
 
 def _arrays(value: Any) -> list[np.ndarray]:
     """The numpy arrays in a result: a dict of arrays (a pooled corpus), a list of arrays (attention weights),
-    or a list of Encodings (their hidden states and pooler outputs)."""
+    a list of Encodings (their hidden states and pooler outputs) or a token index (its vectors)."""
+    if hasattr(value, "vectors"):
+        return [value.vectors]
     items = list(value.values() if isinstance(value, dict) else value)
     return [a for item in items for a in ([item] if isinstance(item, np.ndarray) else [item.hidden_states, item.pooler])
             if a is not None]
@@ -357,6 +361,77 @@ def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
     """
     return _shared(("embed", key, corpus_digest(texts)),
                    lambda: get_encoder(*key).embed(list(texts), progress=progress))
+
+
+def token_index(key: tuple[str, str], corpus_id: str, texts: tuple[str, ...],
+                progress: Callable[[int, int], None] | None = None) -> TokenIndex:
+    """``Encoder.token_index`` of a corpus (``corpus_id`` its digest), built once per (model, corpus) and
+    shared read-only by every session, within the shared store's byte budget."""
+    return _shared(("token index", key, corpus_id), lambda: get_encoder(*key).token_index(texts, progress))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def neighbour_summary(key: tuple[str, str], corpus_id: str, sentence: str, token: int, k: int, metric: str,
+                      word: str, _index: TokenIndex) -> pd.DataFrame:
+    """Cached ``neighbours.layer_summary`` of one token of ``sentence`` over the corpus ``corpus_id`` (the
+    sentence itself left out of it)."""
+    from bertviz_core.neighbours import layer_summary, own_sentences
+
+    states = encode_texts(key, (sentence,))[0].hidden_states[:, token]
+    return layer_summary(_index, states, word, k, metric, own_sentences(_index.texts, sentence))
+
+
+@st.cache_data(max_entries=16, show_spinner="Measuring how contextual each layer is…")
+def corpus_contextuality(key: tuple[str, str], corpus_id: str, _index: TokenIndex) -> Contextuality:
+    """Cached ``neighbours.contextuality`` of the corpus ``corpus_id``."""
+    from bertviz_core.neighbours import contextuality
+
+    return contextuality(_index)
+
+
+def with_progress(label: str, run: Callable[[Callable[[int, int], None]], T]) -> T:
+    """``run(progress)`` with a progress bar that ``progress(done, total)`` moves, removed when it returns
+    (on a cached result the bar never shows)."""
+    bar = st.empty()
+    result = run(lambda done, total: bar.progress(done / total, text=f"{label}: {done:,} of {total:,} texts"))
+    bar.empty()
+    return result
+
+
+def uploaded_corpus(key: str, with_labels: bool = True) -> tuple[list[str], list[str] | None] | None:
+    """The texts (and, ``with_labels``, labels) of a CSV uploaded through the uploader ``key``, after the user
+    picks its columns; None keeps the page's built-in corpus."""
+    what = "a text column and an optional label column" if with_labels else "a text column"
+    upload = st.file_uploader(f"CSV with {what} (up to {max_rows():,} rows)", type=["csv"], key=key)
+    if upload is None:
+        st.info("Upload a CSV to use your own sentences. Until then the built-in corpus is shown.")
+        return None
+    try:
+        parsed = parse_upload(upload.getvalue(), max_rows())
+    except ValueError as err:
+        st.error(literal(str(err)) + " The built-in corpus is shown meanwhile.", icon="📄")
+        return None
+    if parsed.note:
+        st.info(parsed.note, icon="📄")
+    columns = list(parsed.frame.columns)
+    c1, c2 = st.columns(2)
+    text_col = c1.selectbox("Text column", columns, index=columns.index(parsed.text_column)
+                            if parsed.text_column else None, placeholder="Which column holds the texts?")
+    label_col = NO_LABELS
+    if with_labels:
+        label_choices = [NO_LABELS, *[c for c in columns if c != text_col]]
+        label_col = c2.selectbox("Label column", label_choices, index=label_choices.index(parsed.label_column)
+                                 if parsed.label_column in label_choices else 0)
+    if text_col is None:
+        st.info("Two columns could hold the texts: choose one above.")
+        st.stop()
+    found, found_labels, empty = table_texts(parsed, text_col, None if label_col == NO_LABELS else label_col)
+    if empty:
+        st.caption(f"{empty} empty row(s) skipped.")
+    if not found:
+        st.error("Every row of the text column is empty. The built-in corpus is shown meanwhile.")
+        return None
+    return found, found_labels
 
 
 def corpus_digest(texts: tuple[str, ...]) -> str:

@@ -82,6 +82,7 @@ CHANGES: dict[str, tuple[str, str, Callable[[Page, int], None]] | None] = {
     # {mlm}: a tiny random model with a masked-language-model head, which the bundled model lacks
     "masked_words": ("guesses shown", "?model=Custom+id+or+path%E2%80%A6&custom_model={mlm}&mw_k=9", slider),
     "word_similarity": ("strategy", "", select("Word vector", ("layer 1", "layer 2"))),
+    "similar_contexts": ("layer", "?sc_layer_left=2", slider),
     "sentence_pooling": ("layers", "", multiselect_last("Layers", TOP_LAYER)),
     "compare_sentences": ("layer", "?cs_layer=4", slider),
 }

@@ -20,6 +20,7 @@ import torch
 
 from bertviz_core.encoding import Encoding, ModelInput, check_unicode
 from bertviz_core.masked import MAX_TOP_K, Masks, MaskLens, apply_head, find_masks, lens
+from bertviz_core.neighbours import TokenIndex, build_index
 from bertviz_core.models import ModelInfo, load_mlm_head, load_pretrained, max_length, resolve_device, resolve_source
 from bertviz_core.pooling import POOLINGS, BatchStates, check_strategies
 from bertviz_core.vocab import vocabulary_table
@@ -223,18 +224,36 @@ class Encoder:
         layer's output, index k the output of transformer layer k. With ``text_pairs``, text i and
         pair i are one input, [CLS] A [SEP] B [SEP] with segments 0 then 1.
         """
-        items, texts = self.inputs(texts, text_pairs), list(texts)
         result: list[Encoding | None] = [None] * len(texts)
-        for batch in self._forward(items):
+        for i, encoding in self.encode_each(texts, text_pairs):
+            result[i] = encoding
+        return result  # type: ignore[return-value]
+
+    def encode_each(
+        self, texts: Sequence[str], text_pairs: Sequence[str] | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Iterator[tuple[int, Encoding]]:
+        """``encode``'s results as (index into texts, Encoding) pairs, batch by batch as they finish (longest
+        texts first), so a caller can keep what it needs of each without holding every text's states."""
+        items, texts = self.inputs(texts, text_pairs), list(texts)
+        for batch in self._forward(items, progress):
             hidden, pooler = batch.hidden.cpu().numpy(), batch.pooler
             for row, i in enumerate(batch.indices):
                 item, n = items[i], len(items[i].ids)
-                result[i] = Encoding(
+                yield i, Encoding(
                     text=texts[i], tokens=item.tokens, ids=item.ids, offsets=item.offsets,
                     word_ids=item.word_ids, hidden_states=np.ascontiguousarray(hidden[row, :, :n]),
                     pooler=None if pooler is None else pooler[row].cpu().numpy(), dropped=item.dropped,
                 )
-        return result  # type: ignore[return-value]
+
+    def token_index(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None) -> TokenIndex:
+        """Every ordinary token of ``texts`` at every layer, float16 (see ``neighbours.TokenIndex``), filled
+        batch by batch; ``progress(texts done, total)`` after each batch."""
+        texts = _check_texts(texts)
+        if not texts:
+            raise ValueError("The corpus is empty: give at least one text to index.")
+        return build_index(texts, self.inputs(texts), self.encode_each(texts, progress=progress),
+                           self.info.num_layers + 1, self.info.hidden_size)
 
     def embed(
         self, texts: Sequence[str], strategies: list[str] | None = None,

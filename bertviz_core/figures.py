@@ -296,3 +296,23 @@ def rank_curves_figure(tracked: pd.DataFrame, title: str) -> go.Figure:
                   yaxis2=dict(title="probability", anchor="x2", rangemode="tozero", tickformat=".2~r"),
                   legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"))
     return go.Figure(dict(data=data, layout=layout))
+
+
+def layer_share_figure(summary: pd.DataFrame, title: str) -> go.Figure:
+    """The share of a token's neighbours that are the same word, by layer (``neighbours.layer_summary``)."""
+    line = dict(type="scatter", x=[layer_label(int(x)) for x in summary["layer"]], y=summary["same word"],
+                mode="lines+markers", line=dict(color="#4f46e5"), hovertemplate="%{x}: %{y:.0%}<extra></extra>")
+    layout = dict(title=dict(text=plain(title)), height=360, margin=dict(l=10, r=10, t=60, b=10),
+                  yaxis=dict(title="same word", tickformat=".0%", range=[-0.02, 1.02]))
+    return go.Figure(dict(data=[line], layout=layout))
+
+
+def measures_figure(measures: pd.DataFrame, columns: Sequence[str], title: str, y_title: str) -> go.Figure:
+    """One line per column of ``measures`` (a frame with a ``layer`` column) across layers."""
+    x = [layer_label(int(layer)) for layer in measures["layer"]]
+    data = [dict(type="scatter", x=x, y=measures[column], mode="lines+markers", name=plain(column),
+                 line=dict(color=qualitative.Plotly[i % 10]), hovertemplate="%{x}: %{y:.3f}<extra></extra>")
+            for i, column in enumerate(columns)]
+    layout = dict(title=dict(text=plain(title)), height=420, margin=dict(l=10, r=10, t=90, b=10),
+                  yaxis=dict(title=plain(y_title)), legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
+    return go.Figure(dict(data=data, layout=layout))

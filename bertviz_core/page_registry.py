@@ -39,6 +39,9 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("pages/word_similarity.py", "Word in context", "🏦",
               'How different is "bank" in "bank vault" and "river bank", at each layer, and which layer tells '
               "senses apart best?"),
+    PageEntry("pages/similar_contexts.py", "Similar contexts", "🔭",
+              'Where else in a corpus does the model put "bank", at layer 1 and at the last layer, and how '
+              "contextual is each layer? Neighbour search, semantic search and self-similarity"),
     PageEntry("pages/sentence_pooling.py", "Sentence pooling", "🧭",
               'Which vector is "the sentence embedding": [CLS], pooler, mean or max, and from which layer? '
               "Measured by class separation"),

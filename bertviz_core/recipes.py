@@ -197,3 +197,63 @@ def missing_head(info: ModelInfo) -> str:
         "# The head's weights the checkpoint does not hold: the loader filled them with random numbers.\n"
         "missing = [key for key in loading['missing_keys'] if key.startswith(('cls.', 'lm_head.'))]\n"
         "print(missing)\n")
+
+
+BUILT_IN_CORPUS = ("from bertviz_core.corpora import reference_corpus  # the page's built-in sentences\n"
+                   "texts = list(reference_corpus())\n")
+
+
+def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: str, layer: int, k: int,
+                     metric: str, word: str) -> str:
+    """The token index, the ``k`` corpus tokens nearest to token ``token`` of ``sentence`` at ``layer``, and
+    the contextuality measures at that layer (self-similarity of ``word``, intra-sentence, baseline)."""
+    return (
+        load_lines(info)
+        + f"import numpy as np\n{METRIC_IMPORTS}\n\n{corpus_code}\n\n"
+        "def token_states(text):\n"
+        "    inputs = tokenizer(text, return_tensors='pt', truncation=True, return_offsets_mapping=True)\n"
+        "    offsets = inputs.pop('offset_mapping')[0].tolist()\n"
+        "    with torch.no_grad():\n"
+        "        states = torch.stack(model(**inputs, output_hidden_states=True).hidden_states)[:, 0]\n"
+        "    return states.numpy(), inputs.word_ids(), offsets   # (layers+1, tokens, hidden)\n\n\n"
+        "index, where = [], []   # every token but [CLS]/[SEP]; where: (sentence, its whole word, word start)\n"
+        "for s, text in enumerate(texts):\n"
+        "    states, words, offsets = token_states(text)\n"
+        "    keep = [i for i, w in enumerate(words) if w is not None]\n"
+        "    index.append(states[:, keep].astype(np.float16))   # float16, as the app keeps the index\n"
+        "    spans = {}\n"
+        "    for i in keep:\n"
+        "        spans.setdefault(words[i], []).append(offsets[i])\n"
+        "    for i in keep:\n"
+        "        start, end = spans[words[i]][0][0], spans[words[i]][-1][1]\n"
+        "        where.append((s, text[start:end].lower(), start))\n"
+        "index = np.concatenate(index, axis=1)   # (layers+1, corpus tokens, hidden)\n\n"
+        f"query = token_states({sentence!r})[0][{layer}, {token}]   # token {token} at layer {layer}\n"
+        f"candidates = index[{layer}].astype(np.float32)\n"
+        f"scores = {METRICS[metric].code_between('candidates', 'query[None]')}[:, 0]   # {metric}\n"
+        f"best = np.argsort({'-scores' if METRICS[metric].similar_high else 'scores'}, kind='stable')[:{k}]\n"
+        "for i in best:\n"
+        "    print(round(float(scores[i]), 3), where[i], texts[where[i][0]])\n\n"
+        "# How contextual the layer is (Ethayarajh 2019); cosines of unit vectors\n"
+        "unit = lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True)\n"
+        "occurrences = {}   # the word's occurrences: a word of several pieces is the mean of its pieces\n"
+        "for i, (s, w, start) in enumerate(where):\n"
+        f"    if w == {word.lower()!r}:\n"
+        "        occurrences.setdefault((s, start), []).append(i)\n"
+        "vectors = unit(np.stack([candidates[ids].mean(0) for ids in occurrences.values()]))\n"
+        "sentence_of = np.array([s for s, _ in occurrences])\n"
+        "apart = sentence_of[:, None] != sentence_of[None, :]   # pairs from different sentences\n"
+        "self_similarity = (vectors @ vectors.T)[apart].mean()\n"
+        "sentence_ids = np.array([s for s, _, _ in where])\n"
+        "intra_sentence = np.mean([(unit(candidates[sentence_ids == s]) @ unit(candidates[sentence_ids == s].mean(0)))"
+        ".mean()\n"
+        "                          for s in np.unique(sentence_ids) if (sentence_ids == s).sum() >= 2])\n"
+        "rng = np.random.default_rng(0)   # the baseline: 2,000 random token pairs from different sentences\n"
+        "first, second = np.empty(0, dtype=int), np.empty(0, dtype=int)\n"
+        "while len(first) < 2000:\n"
+        "    a, b = rng.integers(0, len(where), size=(2, 2000))\n"
+        "    keep = sentence_ids[a] != sentence_ids[b]\n"
+        "    first, second = np.r_[first, a[keep]][:2000], np.r_[second, b[keep]][:2000]\n"
+        "baseline = (unit(candidates[first]) * unit(candidates[second])).sum(1).mean()\n"
+        "print(self_similarity, intra_sentence, baseline, self_similarity - baseline, intra_sentence - baseline)\n"
+    )

@@ -16,21 +16,35 @@ from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances
 
 @dataclass(frozen=True)
 class Metric:
-    """``fn`` maps (n, d) to an (n, n) matrix; ``similar_high`` is False for distances; ``code`` is the same
-    on a numpy array ``vectors`` for the teaching panel (scikit-learn's pairwise functions imported)."""
+    """``between`` maps rows (n, d) and (m, d) to an (n, m) matrix; ``similar_high`` is False for distances;
+    ``code_template`` is the same for the teaching panel, on numpy arrays named {a} and {b} (scikit-learn's
+    pairwise functions imported)."""
 
-    fn: Callable[[np.ndarray], np.ndarray]
+    between: Callable[[np.ndarray, np.ndarray], np.ndarray]
     similar_high: bool
     note: str
-    code: str
+    code_template: str
+
+    def fn(self, vectors: np.ndarray) -> np.ndarray:
+        """The (n, n) matrix between the rows of ``vectors``."""
+        return self.between(vectors, vectors)
+
+    def code_between(self, a: str, b: str) -> str:
+        """Teaching code for the (len(a), len(b)) matrix between the arrays named ``a`` and ``b``."""
+        return self.code_template.format(a=a, b=b)
+
+    @property
+    def code(self) -> str:
+        """Teaching code for the (n, n) matrix of an array named ``vectors``."""
+        return self.code_between("vectors", "vectors")
 
 
 METRICS: dict[str, Metric] = {
-    "cosine": Metric(lambda x: cosine_similarity(x), True, "angle only: 1 same direction, 0 orthogonal",
-                     "cosine_similarity(vectors)"),
-    "dot product": Metric(lambda x: x @ x.T, True, "angle and length together", "vectors @ vectors.T"),
-    "euclidean distance": Metric(lambda x: euclidean_distances(x), False, "0 = identical; lower is more similar",
-                                 "euclidean_distances(vectors)"),
+    "cosine": Metric(cosine_similarity, True, "angle only: 1 same direction, 0 orthogonal",
+                     "cosine_similarity({a}, {b})"),
+    "dot product": Metric(lambda x, y: x @ y.T, True, "angle and length together", "{a} @ {b}.T"),
+    "euclidean distance": Metric(euclidean_distances, False, "0 = identical; lower is more similar",
+                                 "euclidean_distances({a}, {b})"),
 }
 METRIC_IMPORTS = "from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances"
 

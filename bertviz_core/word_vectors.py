@@ -65,10 +65,11 @@ def find_spans(text: str, word: str) -> list[tuple[int, int]]:
     return [m.span() for m in pattern.finditer(text)]
 
 
-def _context(text: str, start: int, end: int) -> str:
-    left = re.search(rf"(?:\S+\s+){{0,{CONTEXT_WORDS}}}$", text[:start]).group(0)
-    right = re.match(rf"(?:\s*\S+){{0,{CONTEXT_WORDS}}}", text[end:]).group(0)
-    return "…" + " ".join((left + text[start:end] + right).split()) + "…"
+def snippet(text: str, start: int, end: int, marks: tuple[str, str] = ("", ""), words: int = CONTEXT_WORDS) -> str:
+    """``text[start:end]`` between ``marks`` (e.g. "«", "»"), with up to ``words`` words either side."""
+    left = re.search(rf"(?:\S+\s+){{0,{words}}}$", text[:start]).group(0)
+    right = re.match(rf"(?:\s*\S+){{0,{words}}}", text[end:]).group(0)
+    return "…" + " ".join((left + marks[0] + text[start:end] + marks[1] + right).split()) + "…"
 
 
 def occurrences(encodings: Sequence[Encoding], word: str, subword: str = "mean") -> list[Occurrence]:
@@ -89,7 +90,7 @@ def occurrences(encodings: Sequence[Encoding], word: str, subword: str = "mean")
                 continue
             found.append(Occurrence(
                 sentence=index, positions=positions, pieces=[enc.tokens[i] for i in positions],
-                start=start, end=end, context=_context(enc.text, start, end),
+                start=start, end=end, context=snippet(enc.text, start, end),
                 vectors=merge(enc.hidden_states[:, positions]).astype(np.float32),
             ))
     return found

@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
-from bertviz_core.corpora import max_rows, news_topics, table_texts
+from bertviz_core.corpora import news_topics
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.pooling_grid import (
     Cell,
@@ -24,12 +24,13 @@ from ui import (
     ensure_app_navigation,
     literal,
     model_key,
-    parse_upload,
     presenting,
     pooling_cell,
     table,
     teaching_panel,
     truncation,
+    uploaded_corpus,
+    with_progress,
 )
 
 ensure_app_navigation()
@@ -38,47 +39,13 @@ info = encoder().info
 num_layers = info.num_layers
 BUILT_IN = "Built-in news topics (160 sentences, 4 topics)"
 UPLOAD = "Upload a CSV"
-NONE = "(no labels)"
-
-
-def uploaded_corpus() -> tuple[list[str], list[str] | None] | None:
-    """The texts and labels of an uploaded CSV, after the user picks its columns; None keeps the built-in corpus."""
-    upload = st.file_uploader(f"CSV with a text column and an optional label column (up to {max_rows():,} rows)",
-                              type=["csv"], key="sp_upload")
-    if upload is None:
-        st.info("Upload a CSV to use your own sentences. Until then the built-in corpus is shown.")
-        return None
-    try:
-        parsed = parse_upload(upload.getvalue(), max_rows())
-    except ValueError as err:
-        st.error(literal(str(err)) + " The built-in corpus is shown meanwhile.", icon="📄")
-        return None
-    if parsed.note:
-        st.info(parsed.note, icon="📄")
-    columns = list(parsed.frame.columns)
-    c1, c2 = st.columns(2)
-    text_col = c1.selectbox("Text column", columns, index=columns.index(parsed.text_column)
-                            if parsed.text_column else None, placeholder="Which column holds the texts?")
-    label_choices = [NONE, *[c for c in columns if c != text_col]]
-    label_col = c2.selectbox("Label column", label_choices, index=label_choices.index(parsed.label_column)
-                             if parsed.label_column in label_choices else 0)
-    if text_col is None:
-        st.info("Two columns could hold the texts: choose one above.")
-        st.stop()
-    found, found_labels, empty = table_texts(parsed, text_col, None if label_col == NONE else label_col)
-    if empty:
-        st.caption(f"{empty} empty row(s) skipped.")
-    if not found:
-        st.error("Every row of the text column is empty. The built-in corpus is shown meanwhile.")
-        return None
-    return found, found_labels
 
 
 st.title("🧭 Sentence pooling")
 source = st.radio("Corpus", [BUILT_IN, UPLOAD], horizontal=True, key="sp_source", bind="query-params")
 texts, labels = list(news_topics()["text"]), list(news_topics()["label"])
 if source == UPLOAD:
-    texts, labels = uploaded_corpus() or (texts, labels)
+    texts, labels = uploaded_corpus("sp_upload") or (texts, labels)
 
 available = supported_strategies(info.has_pooler)
 key, corpus_id = model_key(), corpus_digest(tuple(texts))
@@ -87,10 +54,7 @@ if truncated.texts:
     st.warning(f"{truncated.texts:,} text(s) are longer than the model's {info.max_length} tokens and were cut "
                f"to fit ({truncated.tokens:,} tokens dropped in all, at most {truncated.most:,} from one text). "
                "Their vectors describe only their first part.", icon="✂️")
-bar = st.empty()
-pooled = embed_corpus(key, tuple(texts), lambda done, total: bar.progress(
-    done / total, text=f"Encoding: {done:,} of {total:,} texts"))
-bar.empty()
+pooled = with_progress("Encoding", lambda progress: embed_corpus(key, tuple(texts), progress))
 label_check = check_labels(labels)
 for level, message in label_check.messages:
     (st.warning if level == "warning" else st.info)(message)

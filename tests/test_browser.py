@@ -373,6 +373,17 @@ def mlm_folder(tmp_path_factory: pytest.TempPathFactory) -> str:
     return quote(str(save_tiny_bert(tmp_path_factory.mktemp("mlm"), heads=12, mlm=True)))
 
 
+def test_similar_contexts_lists_different_neighbours_at_layer_1_and_the_last(server: str, browser: Browser) -> None:
+    page = open_view(browser, f"{server}/similar_contexts")
+    wait_for_chart(page, "Contextuality by layer")
+    first, last = (page.locator(f".st-key-sc_near_{side} tbody tr").all_inner_texts() for side in ("left", "right"))
+    assert len(first) == len(last) == 10 and first != last
+    assert all("«bank»" in row for row in first + last)
+    assert page.get_by_text("Layer 1:").count() == 1 and page.get_by_text("Layer 6:").count() == 1
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.context.close()
+
+
 def test_masked_words_page_with_the_head_and_without(server: str, browser: Browser, mlm_folder: str) -> None:
     page = open_view(browser, f"{server}/masked_words?model=Custom+id+or+path%E2%80%A6"
                               f"&custom_model={mlm_folder}&mw_layer=6")
@@ -421,6 +432,8 @@ SHARED = {
     "word_similarity": "ws_preset=crane&ws_texts=A+crane+lifted+steel.%0AThe+crane+flew+south.%0AA+crane+is+a+bird."
                        "&ws_word=crane&ws_sub=first&ws_strategy=layer+2&ws_metric=dot+product&ws_score=gap"
                        "&ws_senses=machine|bird|bird",
+    "similar_contexts": "sc_text=The+river+bank+was+muddy.&sc_token=3&sc_layer_left=2&sc_k=5&sc_metric=dot+product"
+                        "&sc_strategy=max&sc_adjusted=adjusted",
     "sentence_pooling": "sp_cell=max&sp_cell_layer=2&sp_strats=cls&sp_strats=max&sp_layers=1&sp_layers=4",
     "compare_sentences": "cs_texts=One+sentence.%0AAnother+one.%0AA+third.&cs_strategy=max&cs_layer=2"
                          "&cs_metric=dot+product&cs_correct=whitening&cs_k=8&cs_query=1&cs_pair=true",

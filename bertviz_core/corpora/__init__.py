@@ -14,6 +14,7 @@ import pandas as pd
 
 HERE = Path(__file__).parent
 NEWS_TOPICS_CSV = HERE / "news_topics.csv"
+CONTEXTS_TXT = HERE / "contexts.txt"  # one sentence a line: rivers, money and other senses of "bank"
 TUTORIAL = "After stealing money from the bank vault, the bank robber was seen fishing on the Mississippi river bank."
 
 
@@ -60,6 +61,15 @@ def news_topics() -> pd.DataFrame:
     """The built-in labelled corpus: 160 short news-style sentences, 40 each of sports, business,
     science and food, written for this project. Columns: text, label."""
     return pd.read_csv(NEWS_TOPICS_CSV)
+
+
+@cache
+def reference_corpus() -> tuple[str, ...]:
+    """The Similar contexts page's built-in corpus: the news topics, the word-sense presets' sentences and
+    contexts.txt, in that order, each sentence once."""
+    sentences = [*news_topics()["text"], *(t for preset in word_presets().values() for t in preset.texts),
+                 *CONTEXTS_TXT.read_text(encoding="utf-8").splitlines()]
+    return tuple(dict.fromkeys(s.strip() for s in sentences if s.strip()))
 
 
 @dataclass(frozen=True)

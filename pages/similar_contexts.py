@@ -1,0 +1,156 @@
+"""Similar contexts: a token's nearest neighbours in a corpus, layer by layer, and how contextual each layer is."""
+import streamlit as st
+
+from bertviz_core import figures, recipes
+from bertviz_core.corpora import TUTORIAL, reference_corpus
+from bertviz_core.figures import layer_label
+from bertviz_core.neighbours import (
+    MIN_CONTEXTS,
+    in_context,
+    index_rows,
+    nearest_sentences,
+    nearest_tokens,
+    own_sentences,
+    word_contextuality,
+)
+from bertviz_core.pooling import POOLINGS, supported_strategies
+from bertviz_core.similarity import METRICS
+from ui import (
+    chart,
+    corpus_contextuality,
+    corpus_digest,
+    download_csv,
+    embed_corpus,
+    encode_texts,
+    encoder,
+    ensure_app_navigation,
+    literal,
+    model_input,
+    model_key,
+    neighbour_summary,
+    or_stop,
+    table,
+    teaching_panel,
+    token_index,
+    uploaded_corpus,
+    with_progress,
+)
+
+ensure_app_navigation()
+
+info = encoder().info
+num_layers = info.num_layers
+BUILT_IN = f"Built-in sentences ({len(reference_corpus())}: news, word senses, rivers and money)"
+UPLOAD = "Upload a CSV"
+
+st.title("🔭 Similar contexts")
+source = st.radio("Corpus", [BUILT_IN, UPLOAD], horizontal=True, key="sc_source", bind="query-params")
+texts, corpus_code = reference_corpus(), recipes.BUILT_IN_CORPUS
+if source == UPLOAD and (uploaded := uploaded_corpus("sc_upload", with_labels=False)) is not None:
+    if len(uploaded[0]) < 2:
+        st.error("The file has one sentence: other contexts, and the random-pair baseline, need at least two. "
+                 "The built-in sentences are used meanwhile.", icon="📄")
+    else:
+        texts, corpus_code = tuple(uploaded[0]), "texts = [...]   # your CSV's text column, empty rows left out\n"
+corpus_id = corpus_digest(texts)
+sentence = st.text_input("Your sentence", TUTORIAL, key="sc_text", bind="query-params", max_chars=5_000)
+if not sentence.strip():
+    st.info("Type a sentence above, then pick one of its tokens: the corpus shows where else the model puts it.")
+    st.stop()
+query_input = or_stop(lambda: model_input(model_key(), sentence, None))
+labels = figures.token_labels(query_input.tokens)
+banks = [i for i, t in enumerate(query_input.tokens) if t == "bank"]
+token = st.selectbox("Token", range(len(labels)), index=banks[1] if len(banks) > 1 else min(1, len(labels) - 1),
+                     format_func=labels.__getitem__, key="sc_token", bind="query-params")
+c1, c2, c3, c4 = st.columns([3, 3, 3, 2])
+left_layer = c1.slider("Layer, left", 0, num_layers, 1, key="sc_layer_left", bind="query-params")
+right_layer = c2.slider("Layer, right", 0, num_layers, num_layers, key="sc_layer_right", bind="query-params")
+k = c3.slider("Neighbours (k)", 1, 50, 10, key="sc_k", bind="query-params")
+metric = c4.selectbox("Metric", list(METRICS), key="sc_metric", bind="query-params")
+
+if query_input.special[token]:
+    st.error(f"{literal(labels[token])} is a marker the tokenizer adds, not a word of your sentence, and the index "
+             "holds only the corpus' words. Pick another token.", icon="✋")
+    st.stop()
+words = index_rows([query_input], [sentence])
+word = words.loc[words["position"] == token, "word"].iloc[0]
+teaching_panel(
+    "Every token of the corpus is kept at every layer; the lists are the corpus tokens whose vectors lie nearest "
+    "to the chosen token's, at two layers side by side.  \n"
+    "Low layers group a token with the same word wherever it stands; higher layers with tokens in similar contexts. "
+    "Below: that shift at every layer, semantic search over sentences, and how contextual each layer is.",
+    recipes.similar_contexts(info, sentence, token, corpus_code, left_layer, k, metric, word),
+)
+index = with_progress("Indexing the corpus, every token at every layer",
+                      lambda progress: token_index(model_key(), corpus_id, texts, progress))
+query = encode_texts(model_key(), (sentence,))[0]
+own = own_sentences(texts, sentence)
+if own:
+    st.caption("Your sentence is also in the corpus; that copy is left out of every list below, where it would "
+               "only find itself.")
+if k > len(index.tokens):
+    st.warning(f"The corpus has {len(index.tokens):,} tokens, fewer than k = {k}: all of them are listed.")
+summary = neighbour_summary(model_key(), corpus_id, sentence, token, k, metric, word, index)
+
+st.subheader(f"Where else the model puts “{literal(query_input.tokens[token])}”")
+st.caption(f"{len(index.tokens):,} tokens of {len(texts):,} sentences, {metric} "
+           f"({METRICS[metric].note}); the token is between « ». The downloads hold the whole sentences.")
+for column, layer, side in zip(st.columns(2), (left_layer, right_layer), ("left", "right")):
+    with column:
+        found = nearest_tokens(index, query.hidden_states[layer, token], layer, k, metric, own)
+        share = summary.loc[summary["layer"] == layer, "same word"].iloc[0]
+        st.markdown(f"**{layer_label(layer).capitalize()}**: {share:.0%} are “{literal(word)}”")
+        shown = in_context(found, index.texts)
+        table(shown[["rank", "score", "context"]], key=f"sc_near_{side}", height=420)
+        download_csv(shown, "Download (CSV)", f"neighbours_layer{layer}.csv", f"sc_near_{side}_csv")
+
+st.subheader("The same word, or a similar context? Layer by layer")
+st.caption(f"At every layer: the share of the {min(k, len(index.tokens))} nearest corpus tokens that belong to "
+           f"“{literal(word)}” itself, and the words most common among them. BERT-base's upper layers are much less "
+           "self-similar (Ethayarajh 2019), so context can take over from identity there; where the share stays "
+           "high, context still decides which occurrences come nearest (compare the two lists above).")
+left, right = st.columns([3, 2])
+chart(figures.layer_share_figure(summary, f"Share of neighbours that are “{word}”, by layer"), key="sc_share",
+      container=left)
+with right:
+    table(summary.assign(layer=[layer_label(x) for x in summary["layer"]],
+                         **{"same word": summary["same word"].map("{:.0%}".format)}), key="sc_summary")
+download_csv(summary, "Download the summary (CSV)", "neighbour_summary.csv", "sc_summary_csv")
+
+st.subheader("Nearest sentences")
+strategies = supported_strategies(info.has_pooler)
+s1, s2 = st.columns(2)
+strategy = s1.selectbox("Sentence vector", strategies, index=strategies.index("mean"), key="sc_strategy",
+                        bind="query-params", help="How token vectors become one sentence vector (see Sentence pooling).")
+sentence_layer = s2.slider("Layer (sentences)", 0, num_layers, num_layers, key="sc_sentence_layer",
+                           bind="query-params", disabled=not POOLINGS[strategy].per_layer)
+pooled = with_progress("Pooling the corpus' sentences", lambda progress: embed_corpus(model_key(), texts, progress))
+near = nearest_sentences(pooled, embed_corpus(model_key(), (sentence,)), strategy,
+                         POOLINGS[strategy].layer_of(sentence_layer), k, metric, own)
+near = near.assign(text=[index.texts[s] for s in near["sentence"]])
+st.caption(f"Semantic search: the corpus sentences whose “{strategy}” vectors lie nearest to your sentence's, by "
+           f"{metric}. Compare sentences ranks sentences you paste; this searches the whole corpus.")
+table(near[["rank", "score", "text"]], key="sc_sentences", height=420)
+download_csv(near, "Download (CSV)", "nearest_sentences.csv", "sc_sentences_csv")
+
+st.subheader("How contextual is each layer?")
+corpus = corpus_contextuality(model_key(), corpus_id, index)
+st.caption(
+    "After Ethayarajh (2019). **Self-similarity**: the mean cosine between a word's vectors in different sentences "
+    f"(for the corpus: every word found in at least {MIN_CONTEXTS} sentences, {corpus.words:,} words here). "
+    "**Intra-sentence**: the mean cosine between a sentence's tokens and their mean. **Anisotropy baseline**: the "
+    "mean cosine between random tokens of different sentences. **Adjusted**: minus the baseline, as the paper "
+    "reports them, since a high cosine can mean only that all vectors point one way."
+)
+measures = corpus.table
+try:
+    measures = measures.merge(word_contextuality(index, word, corpus), on="layer")
+except ValueError as err:
+    st.info(literal(str(err)), icon="🔎")
+kind = st.radio("Show", ["raw", "adjusted"], horizontal=True, key="sc_adjusted", bind="query-params")
+shown_columns = [c for c in measures.columns if c != "layer" and (c.endswith("adjusted") == (kind == "adjusted"))
+                 and (kind == "raw" or "baseline" not in c)]
+chart(figures.measures_figure(measures, shown_columns, f"Contextuality by layer ({kind})", "mean cosine"),
+      key="sc_context")
+table(measures.round(3), key="sc_context_table")
+download_csv(measures, "Download the measures (CSV)", "contextuality.csv", "sc_context_csv")
