@@ -34,7 +34,8 @@ if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most
     from bertviz_core.encoding import Encoding, ModelInput
     from bertviz_core.masked import MaskLens, Masks
     from bertviz_core.neighbours import Contextuality, TokenIndex
-    from bertviz_core.pooling_grid import Cell, CellResult
+    from bertviz_core.pooling_grid import Cell, CellResult, SeparationScores
+    from bertviz_core.task_measures import ProbePlan, ProbeScore
 
 T = TypeVar("T")
 CUSTOM = "Custom id or path…"
@@ -478,6 +479,14 @@ def parse_upload(data: bytes, limit: int) -> Table:
     return read_table(data, limit)
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def parse_pairs(data: bytes) -> pd.DataFrame:
+    """Cached ``corpora.read_pairs`` of an uploaded file's bytes."""
+    from bertviz_core.corpora import read_pairs
+
+    return read_pairs(data)
+
+
 @st.cache_data(max_entries=512, show_spinner=False)
 def pooling_cell(key: tuple[str, str], corpus_id: str, labels_id: str | None, cell: Cell,
                  _pooled: dict[str, np.ndarray], _labels: list[str] | None) -> CellResult:
@@ -489,6 +498,64 @@ def pooling_cell(key: tuple[str, str], corpus_id: str, labels_id: str | None, ce
     from bertviz_core.pooling_grid import cell_vectors, score_cell
 
     return score_cell(cell_vectors(_pooled, cell), _labels if labels_id else None)
+
+
+@st.cache_data(max_entries=2048, show_spinner=False)
+def probe_cell(key: tuple[str, str], corpus_id: str, labels_id: str, cell: Cell, _pooled: dict[str, np.ndarray],
+               _labels: list[str], _plan: ProbePlan) -> ProbeScore:
+    """Cached ``task_measures.probe`` of one (strategy, layer) of a pooled corpus, keyed as ``pooling_cell``."""
+    from bertviz_core.pooling_grid import cell_vectors
+    from bertviz_core.task_measures import probe
+
+    return probe(cell_vectors(_pooled, cell), _labels, _plan)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def map_cell(key: tuple[str, str], corpus_id: str, cell: Cell, projection: str,
+             _pooled: dict[str, np.ndarray]) -> tuple[np.ndarray, float]:
+    """Cached ``projection.project`` of one cell: its (n, 2) map and trustworthiness."""
+    from bertviz_core.pooling_grid import cell_vectors
+    from bertviz_core.projection import project
+
+    return project(projection, cell_vectors(_pooled, cell))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def correlation_scores(key: tuple[str, str], pairs_id: str, correction: str, cells: tuple[Cell, ...],
+                       _first: dict[str, np.ndarray], _second: dict[str, np.ndarray],
+                       _gold: tuple[float, ...], _reference_rows: list[int]) -> SeparationScores:
+    """Cached Spearman correlations of every cell of scored pairs (``task_measures.correlation``)."""
+    from bertviz_core.pooling_grid import cell_vectors, scores_over
+    from bertviz_core.task_measures import CORRELATION_MARGIN, correlation
+
+    return scores_over(cells, lambda cell: correlation(cell_vectors(_first, cell), cell_vectors(_second, cell),
+                                                       _gold, correction, _reference_rows), CORRELATION_MARGIN)
+
+
+def score_grid_view(scores: SeparationScores, measure: str, key: str, container: Any = None) -> None:
+    """A score grid as a heatmap with its top cells boxed, layer-independent strategies as a table, and the
+    verdict: the best cell with its lead, or a tie (with the reason when there is one)."""
+    import bertviz_core.figures as figures
+
+    with container or st.container():
+        if not scores.per_layer.empty:
+            chart(figures.score_grid_figure(scores.per_layer, f"{measure} per strategy × layer",
+                                            scores.top_positions()), key=key)
+        if not scores.single.empty:
+            table(scores.single.rename(measure).to_frame().reset_index(names="layer-independent strategy"),
+                  key=f"{key}_single")
+        top = scores.verdict
+        if top is None:
+            st.info(f"No {measure} could be computed for these cells.")
+            return
+        named = [f"{row} (one vector)" if col == "one vector" else f"{row} at {col}" for row, col in top.cells]
+        if top.tie:
+            st.info(f"**A tie** on {measure}, no single best: {literal(', '.join(named))} score within {top.margin} "
+                    f"of each other ({top.value:.3f}); differences that small are not a reason to prefer one. "
+                    + (scores.tie_reason() or ""), icon="🤝")
+        else:
+            ahead = f", {top.lead:.3f} ahead of the next cell" if top.lead == top.lead else ""
+            st.success(f"Best {measure} on this corpus: **{literal(named[0])}** ({top.value:.3f}{ahead}).", icon="🏆")
 
 
 STATIC_ROWS = 128  # tables up to this many rows are static; longer ones scroll in a data grid

@@ -84,6 +84,7 @@ CHANGES: dict[str, tuple[str, str, Callable[[Page, int], None]] | None] = {
     "word_similarity": ("strategy", "", select("Word vector", ("layer 1", "layer 2"))),
     "similar_contexts": ("layer", "?sc_layer_left=2", slider),
     "sentence_pooling": ("layers", "", multiselect_last("Layers", TOP_LAYER)),
+    "task_measures": ("probe score", "", toggle("macro-F1")),
     "compare_sentences": ("layer", "?cs_layer=4", slider),
 }
 

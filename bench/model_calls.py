@@ -39,6 +39,9 @@ CHANGES = {  # page's URL path: [(widget kind, key, value), ...] settings that m
                          ("selectbox", "sc_metric", "dot product"), ("selectbox", "sc_token", 4),
                          ("selectbox", "sc_strategy", "max"), ("radio", "sc_adjusted", "adjusted")],
     "sentence_pooling": [("multiselect", "sp_layers", [1, 2]), ("multiselect", "sp_strats", ["max", "cls"])],
+    # its other tabs encode other texts (the scored pairs) when first opened: new input, not a setting
+    "task_measures": [("radio", "tm_probe_score", "macro-F1"), ("selectbox", "tm_probe_cell", "max · layer 2"),
+                      ("multiselect", "tm_layers", [1, 2, 3]), ("multiselect", "tm_strats", ["mean", "max"])],
     "compare_sentences": [("slider", "cs_layer", 2), ("selectbox", "cs_strategy", "max"),
                           ("selectbox", "cs_metric", "euclidean distance"), ("radio", "cs_correct", "whitening"),
                           ("selectbox", "cs_query", 2)],

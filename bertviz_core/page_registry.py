@@ -45,6 +45,10 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("pages/sentence_pooling.py", "Sentence pooling", "🧭",
               'Which vector is "the sentence embedding": [CLS], pooler, mean or max, and from which layer? '
               "Measured by class separation"),
+    PageEntry("pages/task_measures.py", "Task measures", "🎯",
+              "Which layer and which pooling for my task? A classification probe beside the silhouette, the "
+              "Spearman correlation with gold pair scores, and PCA, t-SNE and UMAP maps that say how faithful they "
+              "are"),
     PageEntry("pages/compare_sentences.py", "Compare sentences", "⚖️",
               'Why can "what is your age?" and "Today is monday" score 0.93 (bert-base-uncased, in a Q&A thread), '
               "and what does the loaded model give? Ranking, a random-pair baseline, centering and whitening"),

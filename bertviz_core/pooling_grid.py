@@ -111,16 +111,18 @@ def cell_title(cell: Cell, result: CellResult, scored: bool) -> str:
 
 @dataclass(frozen=True)
 class SeparationScores:
-    """Silhouettes of every cell: ``per_layer`` (per-layer strategies x layer columns) and ``single``
-    (layer-independent strategies)."""
+    """A score of every cell (a silhouette, unless made with another score): ``per_layer`` (per-layer
+    strategies x layer columns) and ``single`` (layer-independent strategies); a lead under ``margin`` is
+    a tie."""
 
     per_layer: pd.DataFrame
     single: pd.Series
+    margin: float = SILHOUETTE_MARGIN
 
     @property
     def verdict(self) -> Verdict | None:
-        """Which cells are on top, over both parts: within ``SILHOUETTE_MARGIN`` is a tie; None without scores."""
-        return verdict(self.table(), SILHOUETTE_MARGIN)
+        """Which cells are on top, over both parts: within ``margin`` is a tie; None without scores."""
+        return verdict(self.table(), self.margin)
 
     def table(self) -> pd.DataFrame:
         """Both parts in one frame: a row per strategy, a column per layer plus "one vector"."""
@@ -144,9 +146,18 @@ def separation_scores(silhouette_of: Callable[[Cell], float], strategies: Sequen
                       num_layers: int) -> SeparationScores:
     """Every strategy at every layer, ``silhouette_of`` each cell, and which are on top (within
     ``SILHOUETTE_MARGIN``: a tie), NaN ignored."""
-    per_layer = [s for s in strategies if POOLINGS[s].per_layer]
-    single = [s for s in strategies if not POOLINGS[s].per_layer]
-    grid = pd.DataFrame({layer_label(k): [silhouette_of(Cell(s, k)) for s in per_layer] for k in range(num_layers + 1)},
-                        index=per_layer, dtype=float)
-    one = pd.Series({s: silhouette_of(Cell(s, None)) for s in single}, dtype=float)
-    return SeparationScores(grid, one)
+    return scores_over([cell for row in grid_cells(strategies, range(num_layers + 1), num_layers) for cell in row],
+                       silhouette_of, SILHOUETTE_MARGIN)
+
+
+def scores_over(cells: Sequence[Cell], score_of: Callable[[Cell], float], margin: float) -> SeparationScores:
+    """``score_of`` each of ``cells``, laid out as a ``SeparationScores`` (rows in the cells' order, layers
+    ascending) whose verdict needs a lead of ``margin``."""
+    per_layer = [cell for cell in cells if cell.layer is not None]
+    layers = sorted({cell.layer for cell in per_layer})
+    grid = pd.DataFrame(index=list(dict.fromkeys(cell.strategy for cell in per_layer)),
+                        columns=[layer_label(layer) for layer in layers], dtype=float)
+    for cell in per_layer:
+        grid.loc[cell.strategy, layer_label(cell.layer)] = score_of(cell)
+    one = pd.Series({cell.strategy: score_of(cell) for cell in cells if cell.layer is None}, dtype=float)
+    return SeparationScores(grid, one, margin)

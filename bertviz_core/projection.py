@@ -1,8 +1,14 @@
-"""PCA of sentence vectors (scikit-learn)."""
+"""2-D maps of sentence vectors (scikit-learn): PCA, and the projection registry, each map scored by its
+trustworthiness."""
 from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.decomposition import PCA
+from sklearn.manifold import trustworthiness
 
 
 def pca_2d(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -11,7 +17,7 @@ def pca_2d(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Identical vectors (e.g. [CLS] at the embedding layer) have no variance: the ratio is then 0.
     """
     x = np.asarray(vectors, dtype=np.float64)
-    if np.ptp(x, axis=0).max(initial=0.0) == 0.0:
+    if identical(x):
         return np.zeros((x.shape[0], 2)), np.zeros(2)
     k = min(2, x.shape[0], x.shape[1])
     pca = PCA(n_components=k, random_state=0)
@@ -21,3 +27,66 @@ def pca_2d(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         coords = np.pad(coords, ((0, 0), (0, 2 - k)))
         ratio = np.pad(ratio, (0, 2 - k))
     return coords, ratio
+
+
+@dataclass(frozen=True)
+class Projection:
+    """A 2-D map: ``fn`` maps (n, dim) to (n, 2) with a fixed seed; ``code`` does the same in a notebook on an
+    array ``vectors`` (its import included)."""
+
+    fn: Callable[[np.ndarray], np.ndarray]
+    note: str
+    code: str
+
+
+def _tsne(vectors: np.ndarray) -> np.ndarray:
+    from sklearn.manifold import TSNE
+
+    perplexity = min(30.0, (len(vectors) - 1) / 3)  # t-SNE needs perplexity < n; 30 is its usual default
+    return TSNE(n_components=2, perplexity=perplexity, init="pca", random_state=0).fit_transform(vectors)
+
+
+def _umap(vectors: np.ndarray) -> np.ndarray:
+    import umap  # imported on use: numba compiles it the first time, about 8 s
+
+    with warnings.catch_warnings():  # "n_jobs overridden by setting random_state": the seed is the point
+        warnings.simplefilter("ignore", UserWarning)
+        return umap.UMAP(n_components=2, n_neighbors=min(15, len(vectors) - 1), random_state=0).fit_transform(vectors)
+
+
+PROJECTIONS: dict[str, Projection] = {
+    "PCA": Projection(lambda x: pca_2d(x)[0], "linear: the two directions of largest variance",
+                      "from sklearn.decomposition import PCA\ncoords = PCA(n_components=2, random_state=0)"
+                      ".fit_transform(vectors)"),
+    "t-SNE": Projection(_tsne, "non-linear: keeps near neighbours near; distances between clusters mean little",
+                        "from sklearn.manifold import TSNE\ncoords = TSNE(n_components=2, perplexity=min(30.0, "
+                        "(len(vectors) - 1) / 3), init='pca', random_state=0).fit_transform(vectors)"),
+    "UMAP": Projection(_umap, "non-linear: keeps neighbourhoods and more of the global layout than t-SNE",
+                       "import umap\ncoords = umap.UMAP(n_components=2, n_neighbors=min(15, len(vectors) - 1), "
+                       "random_state=0).fit_transform(vectors)"),
+}
+TRUST_NEIGHBOURS = 5  # k of the trustworthiness score
+
+
+def trust(vectors: np.ndarray, coords: np.ndarray) -> float:
+    """scikit-learn's trustworthiness of a map with k = ``TRUST_NEIGHBOURS`` (fewer for tiny corpora): 1 when
+    every point's k nearest neighbours on the map are near it in the full space too, lower as the map
+    invents neighbours."""
+    k = min(TRUST_NEIGHBOURS, (len(vectors) - 1) // 2)
+    return float(trustworthiness(np.asarray(vectors, dtype=np.float64), coords, n_neighbors=k)) if k >= 1 else float("nan")
+
+
+def project(name: str, vectors: np.ndarray) -> tuple[np.ndarray, float]:
+    """``PROJECTIONS[name]`` of (n, dim) vectors: (n, 2) coordinates and their trustworthiness."""
+    if name not in PROJECTIONS:
+        raise ValueError(f"Unknown projection '{name}'. Choose one of: {', '.join(PROJECTIONS)}.")
+    x = np.asarray(vectors, dtype=np.float64)
+    if identical(x):  # nothing to map, and t-SNE's tree code crashes on the NaNs such input gives
+        return np.zeros((len(x), 2)), float("nan")
+    coords = PROJECTIONS[name].fn(x)
+    return coords, trust(x, coords)
+
+
+def identical(vectors: np.ndarray) -> bool:
+    """True when every row of (n, dim) ``vectors`` is the same (e.g. [CLS] at the embedding layer)."""
+    return np.ptp(vectors, axis=0).max(initial=0.0) == 0.0

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 from bertviz_core.comparison import FIT_ROWS, rows_code
+from bertviz_core.projection import PROJECTIONS, TRUST_NEIGHBOURS
 from bertviz_core.models import ModelInfo
 from bertviz_core.similarity import METRIC_IMPORTS, METRICS
+from bertviz_core.task_measures import WHITEN_AXES_SHARE, probe_code
 
 
 def load_lines(info: ModelInfo, attention: bool = False, masked_lm: bool = False) -> str:
@@ -82,8 +84,9 @@ def word_similarity(info: ModelInfo, texts: list[str], word: str, strategy_code:
     )
 
 
-def _pooled_vectors(info: ModelInfo, texts: list[str], pooling_code: str, layer: int | None) -> str:
-    """A ``pooled(texts)`` function (one vector per text, at ``layer`` or layer-independent) and ``vectors``."""
+def _pooled_vectors(info: ModelInfo, texts: list[str] | None, pooling_code: str, layer: int | None) -> str:
+    """A ``pooled(texts)`` function (one vector per text, at ``layer`` or layer-independent) and, given
+    ``texts``, their ``vectors``."""
     pick = "" if layer is None else f"[{layer}]"
     return (
         load_lines(info)
@@ -97,7 +100,7 @@ def _pooled_vectors(info: ModelInfo, texts: list[str], pooling_code: str, layer:
         "        states = torch.stack(outputs.hidden_states)[:, 0]   # (layers+1, tokens, hidden)\n"
         f"        vectors.append(({pooling_code}){pick}.numpy())\n"
         "    return np.stack(vectors)                                # (texts, hidden)\n\n\n"
-        f"vectors = pooled({texts!r})\n"
+        + ("" if texts is None else f"vectors = pooled({texts!r})\n")
     )
 
 
@@ -257,3 +260,47 @@ def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: st
         "baseline = (unit(candidates[first]) * unit(candidates[second])).sum(1).mean()\n"
         "print(self_similarity, intra_sentence, baseline, self_similarity - baseline, intra_sentence - baseline)\n"
     )
+
+
+NEWS_TOPICS_CODE = ("from bertviz_core.corpora import news_topics  # the built-in corpus; or your own texts and labels\n"
+                    "corpus = news_topics()\ntexts, labels = list(corpus['text']), list(corpus['label'])\n")
+UPLOADED_CODE = "texts, labels = [...], [...]   # your CSV's text and label columns, empty rows left out\n"
+
+
+def probe(info: ModelInfo, corpus_code: str, pooling_code: str, layer: int | None, folds: int) -> str:
+    """The classification probe of one cell, as the page scores it."""
+    return (_pooled_vectors(info, None, pooling_code, layer) + corpus_code + "vectors = pooled(texts)\n\n"
+            + probe_code("vectors", folds))
+
+
+def correlation(info: ModelInfo, pairs_code: str, pooling_code: str, layer: int | None, correction: str) -> str:
+    """The Spearman correlation of one cell's cosines with the pairs' gold scores, after ``correction``."""
+    reference = ("sentences = list(pairs['sentence1']) + list(pairs['sentence2'])\n"
+                 "rows = [sentences.index(s) for s in dict.fromkeys(sentences)]   # each distinct sentence once\n"
+                 "reference = np.vstack([first, second])[rows]   # the correction is fitted on the pairs' own sentences\n")
+    fix = {
+        "none": "",
+        "mean-centering": reference + "first, second = first - reference.mean(0), second - reference.mean(0)\n",
+        "whitening": reference + "from sklearn.decomposition import PCA\n"
+                     "# a quarter as many axes as sentences: on all of them every whitened cosine would be the same\n"
+                     f"axes = min(max(1, int(len(reference) * {WHITEN_AXES_SHARE})), first.shape[1])\n"
+                     "whiten = PCA(n_components=axes, whiten=True, svd_solver='full')\n"
+                     "whiten.fit(reference)\n"
+                     "first, second = whiten.transform(first), whiten.transform(second)\n",
+    }[correction]
+    return (_pooled_vectors(info, None, pooling_code, layer) + "from scipy.stats import spearmanr\n\n" + pairs_code
+            + "first = pooled(list(pairs['sentence1'])).astype(np.float64)\n"
+            "second = pooled(list(pairs['sentence2'])).astype(np.float64)\n" + fix
+            + "cosines = (first * second).sum(1) / (np.linalg.norm(first, axis=1) * np.linalg.norm(second, axis=1))\n"
+            "rho = spearmanr(cosines, pairs['score']).statistic\n")
+
+
+BUILT_IN_PAIRS_CODE = "from bertviz_core.corpora import sentence_pairs\npairs = sentence_pairs()   # or pd.read_csv(...)\n"
+
+
+def projection_map(info: ModelInfo, corpus_code: str, pooling_code: str, layer: int | None, projection: str) -> str:
+    """One cell's 2-D map and its trustworthiness."""
+    return (_pooled_vectors(info, None, pooling_code, layer) + corpus_code
+            + "vectors = pooled(texts).astype(np.float64)\n" + PROJECTIONS[projection].code + "\n"
+            "from sklearn.manifold import trustworthiness\n"
+            f"trust = trustworthiness(vectors, coords, n_neighbors={TRUST_NEIGHBOURS})\n")

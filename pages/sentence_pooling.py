@@ -22,11 +22,10 @@ from ui import (
     embed_corpus,
     encoder,
     ensure_app_navigation,
-    literal,
     model_key,
     presenting,
     pooling_cell,
-    table,
+    score_grid_view,
     teaching_panel,
     truncation,
     uploaded_corpus,
@@ -117,22 +116,7 @@ if labels_id:
     scores = separation_scores(
         lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled, label_check.scored).silhouette,
         available, num_layers)
-    if not scores.per_layer.empty:
-        chart(figures.score_grid_figure(scores.per_layer, "silhouette (cosine) per strategy × layer",
-                                                  scores.top_positions()), key="sp_scores")
-    if not scores.single.empty:
-        table(scores.single.rename("silhouette").to_frame().reset_index(names="layer-independent strategy"),
-              key="sp_single")
-    top = scores.verdict
-    named = [f"{row} (one vector)" if col == "one vector" else f"{row} at {col}" for row, col in top.cells]
-    if top.tie:
-        st.info(f"**A tie**, no single best: {literal(', '.join(named))} score within {top.margin} of each other "
-                f"(silhouette {top.value:.3f}); differences that small are not a reason to prefer one. "
-                + (scores.tie_reason() or ""), icon="🤝")
-    else:
-        ahead = f", {top.lead:.3f} ahead of the next cell" if top.lead == top.lead else ""
-        st.success(f"Best separation on this corpus: **{literal(named[0])}** (silhouette {top.value:.3f}{ahead}).",
-                   icon="🏆")
+    score_grid_view(scores, "silhouette (cosine)", "sp_scores")
     download_csv(scores.table().reset_index(names="strategy"), "Download all scores (CSV)", "pooling_scores.csv",
                  "sp_scores_csv")
 

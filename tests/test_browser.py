@@ -104,7 +104,7 @@ def test_layer_values_page_renders_histogram_layers_and_outliers(server: str, br
     assert [s["title"] for s in summaries if s["type"] == "heatmap"] == ["L2 norm of each token's vector"]
     assert page.get_by_text("Outlier dimensions").count() >= 1
     for key in ("lv_stats", "lv_outliers"):  # the statistics and outlier tables, static (they redraw at once)
-        assert page.locator(f".st-key-{key} [data-testid='stTable']").count() == 1, key
+        expect(page.locator(f".st-key-{key} [data-testid='stTable']")).to_have_count(1)  # drawn after the charts
     page.get_by_role("tab", name="Token × dimension at the chosen layer").click()  # only the open tab is drawn
     wait_for_chart(page, "Value of every dimension at layer 5")
     heatmaps = [s for s in plotly_summaries(page, 3) if s["type"] == "heatmap"]
@@ -384,6 +384,30 @@ def test_similar_contexts_lists_different_neighbours_at_layer_1_and_the_last(ser
     page.context.close()
 
 
+def test_task_measures_probe_beside_silhouette_correlations_and_a_tsne_grid(server: str, browser: Browser) -> None:
+    page = open_view(browser, f"{server}/task_measures")
+    wait_for_chart(page, "probe accuracy per strategy × layer")
+    wait_for_chart(page, "silhouette (cosine) per strategy × layer")
+    probe, silhouette = (page.locator(f".st-key-tm_{key} .js-plotly-plot").bounding_box() for key in ("probe", "silhouette"))
+    assert abs(probe["y"] - silhouette["y"]) < 5 and silhouette["x"] > probe["x"] + probe["width"] - 5  # side by side
+    assert page.get_by_text("They agree", exact=False).count() + page.get_by_text("They disagree", exact=False).count() == 1
+    page.context.close()
+    pairs = open_view(browser, f"{server}/task_measures?tm_tab=Similarity+correlation")
+    wait_for_chart(pairs, "Spearman ρ, raw cosine per strategy × layer")
+    wait_for_chart(pairs, "Spearman ρ after whitening per strategy × layer")
+    pairs.context.close()
+    maps = open_view(browser, f"{server}/task_measures?tm_tab=Maps&tm_projection=t-SNE&tm_strats=mean&tm_strats=max"
+                              "&tm_layers=layer+1&tm_layers=layer+6")
+    maps.wait_for_function("""() => { const el = document.querySelector('.st-key-tm_maps .js-plotly-plot');
+        return el && el.layout.annotations.filter(a => a.text.includes('trust')).length === 4; }""", timeout=120_000)
+    titles = maps.locator(".st-key-tm_maps .js-plotly-plot").evaluate(
+        "el => el.layout.annotations.map(a => a.text).filter(t => t.includes('layer'))")
+    assert len(titles) == 4 and all("trust 0." in t for t in titles)
+    for view in (maps,):
+        assert view.locator("[data-testid='stException']").count() == 0
+    maps.context.close()
+
+
 def test_masked_words_page_with_the_head_and_without(server: str, browser: Browser, mlm_folder: str) -> None:
     page = open_view(browser, f"{server}/masked_words?model=Custom+id+or+path%E2%80%A6"
                               f"&custom_model={mlm_folder}&mw_layer=6")
@@ -435,6 +459,8 @@ SHARED = {
     "similar_contexts": "sc_text=The+river+bank+was+muddy.&sc_token=3&sc_layer_left=2&sc_k=5&sc_metric=dot+product"
                         "&sc_strategy=max&sc_adjusted=adjusted",
     "sentence_pooling": "sp_cell=max&sp_cell_layer=2&sp_strats=cls&sp_strats=max&sp_layers=1&sp_layers=4",
+    "task_measures": "tm_strats=mean&tm_strats=max&tm_layers=layer+2&tm_layers=layer+5&tm_probe_score=macro-F1"
+                     "&tm_probe_cell=max+%C2%B7+layer+5",
     "compare_sentences": "cs_texts=One+sentence.%0AAnother+one.%0AA+third.&cs_strategy=max&cs_layer=2"
                          "&cs_metric=dot+product&cs_correct=whitening&cs_k=8&cs_query=1&cs_pair=true",
 }

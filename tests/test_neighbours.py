@@ -2,7 +2,6 @@
 the contextuality measures against direct numpy on constructed vectors, and the page."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

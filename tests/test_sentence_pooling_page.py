@@ -91,7 +91,7 @@ def test_single_class_and_too_many_rows(monkeypatch: pytest.MonkeyPatch) -> None
 def test_labelled_upload_is_scored() -> None:
     corpus = news_topics().sample(60, random_state=1)
     at = upload(corpus.to_csv(index=False).encode())
-    assert not at.error and ("Best separation" in " ".join(s.value for s in at.success)
+    assert not at.error and ("Best silhouette" in " ".join(s.value for s in at.success)
                              or "A tie" in " ".join(i.value for i in at.info))
 
 

@@ -14,7 +14,8 @@ import pandas as pd
 
 HERE = Path(__file__).parent
 NEWS_TOPICS_CSV = HERE / "news_topics.csv"
-CONTEXTS_TXT = HERE / "contexts.txt"  # one sentence a line: rivers, money and other senses of "bank"
+CONTEXTS_TXT = HERE / "contexts.txt"
+SENTENCE_PAIRS_CSV = HERE / "sentence_pairs.csv"  # sentence1, sentence2, score: gold similarity 0 to 5  # one sentence a line: rivers, money and other senses of "bank"
 TUTORIAL = "After stealing money from the bank vault, the bank robber was seen fishing on the Mississippi river bank."
 
 
@@ -61,6 +62,31 @@ def news_topics() -> pd.DataFrame:
     """The built-in labelled corpus: 160 short news-style sentences, 40 each of sports, business,
     science and food, written for this project. Columns: text, label."""
     return pd.read_csv(NEWS_TOPICS_CSV)
+
+
+@cache
+def sentence_pairs() -> pd.DataFrame:
+    """The built-in scored pairs: 40 sentence pairs written for this project, each with a gold similarity
+    from 0 (unrelated) to 5 (the same meaning), as STS benchmarks score them. Columns: sentence1, sentence2,
+    score."""
+    return pd.read_csv(SENTENCE_PAIRS_CSV)
+
+
+def read_pairs(data: bytes) -> pd.DataFrame:
+    """An uploaded CSV of scored pairs (UTF-8, any of ``SEPARATORS``) as text columns; the columns are checked
+    by ``task_measures.check_pairs``."""
+    if not data.strip():
+        raise ValueError("The file is empty. Upload a CSV with the columns sentence1, sentence2, score.")
+    try:
+        decoded = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"The file is not UTF-8 text (byte {err.start} cannot be read). "
+                         "Save it as 'CSV UTF-8' and upload it again.") from err
+    try:
+        frame = pd.read_csv(io.StringIO(decoded), sep=sniff_separator(decoded), dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
+        raise ValueError(f"The file could not be read as CSV: {str(err).splitlines()[0]}") from err
+    return frame.rename(columns=lambda c: str(c).strip().lower())
 
 
 @cache

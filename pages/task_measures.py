@@ -1,0 +1,196 @@
+"""Task measures: which layer and which pooling for a task, by a classification probe and by the rank
+correlation with gold similarity scores, beside maps that say how faithful they are."""
+import pandas as pd
+import streamlit as st
+
+from bertviz_core import figures, recipes
+from bertviz_core.corpora import news_topics, sentence_pairs
+from bertviz_core.pooling import POOLINGS, supported_strategies
+from bertviz_core.pooling_grid import SILHOUETTE_MARGIN, Cell, check_labels, grid_cells, scores_over
+from bertviz_core.projection import PROJECTIONS, TRUST_NEIGHBOURS
+from bertviz_core.similarity import CORRECTIONS
+from bertviz_core.task_measures import (
+    CORRELATION_MARGIN,
+    PROBE_MARGIN,
+    PROBE_PROTOCOL,
+    agreement,
+    check_pairs,
+    distinct_rows,
+    probe_plan,
+)
+from ui import (
+    chart,
+    corpus_digest,
+    correlation_scores,
+    download_csv,
+    embed_corpus,
+    encoder,
+    ensure_app_navigation,
+    map_cell,
+    model_key,
+    or_stop,
+    parse_pairs,
+    pooling_cell,
+    probe_cell,
+    score_grid_view,
+    teaching_panel,
+    uploaded_corpus,
+    with_progress,
+)
+
+ensure_app_navigation()
+
+info = encoder().info
+num_layers = info.num_layers
+key = model_key()
+strategies = supported_strategies(info.has_pooler)
+TABS = ["Classification probe", "Similarity correlation", "Maps"]
+BUILT_IN = "Built-in news topics (160 sentences, 4 topics)"
+BUILT_IN_PAIRS = "Built-in pairs (40, gold 0–5)"
+UPLOAD = "Upload a CSV"
+
+st.title("🎯 Which layer and pooling for my task?")
+st.caption("Practitioners ask which layer and which vector to use; the honest answer is to measure on your own task. "
+           "Each measure below scores every chosen pooling strategy at every chosen layer.")
+c1, c2 = st.columns(2)
+chosen = c1.multiselect("Pooling strategies", strategies, [s for s in ("mean", "cls", "max") if s in strategies],
+                        key="tm_strats", bind="query-params")
+layers = c2.multiselect("Layers", list(range(num_layers + 1)), list(range(num_layers + 1)), key="tm_layers",
+                        bind="query-params", format_func=figures.layer_label)
+if not chosen or not layers:
+    st.info("Choose at least one pooling strategy and one layer.")
+    st.stop()
+cells = [cell for row in grid_cells(chosen, layers, num_layers) for cell in row]
+probe_tab, pairs_tab, maps_tab = st.tabs(TABS, key="tm_tab", bind="query-params", on_change="rerun")
+
+
+def pick_cell(prefix: str) -> Cell:
+    """A cell picker (strategy, layer) for the teaching code and downloads, among the chosen cells."""
+    names = [f"{cell.strategy} · {figures.layer_label(cell.layer)}" for cell in cells]
+    default = f"mean · {figures.layer_label(max(layers))}"
+    return cells[names.index(st.selectbox("Cell for the code panel", names, index=names.index(default)
+                                          if default in names else 0, key=f"{prefix}_cell", bind="query-params"))]
+
+
+with probe_tab:
+    if probe_tab.open:
+        source = st.radio("Corpus", [BUILT_IN, UPLOAD], horizontal=True, key="tm_source", bind="query-params")
+        corpus = news_topics()
+        texts, labels, corpus_code = list(corpus["text"]), list(corpus["label"]), recipes.NEWS_TOPICS_CODE
+        if source == UPLOAD and (uploaded := uploaded_corpus("tm_upload")) is not None:
+            if uploaded[1] is None:
+                st.error("The probe needs a label column: choose one above. The built-in corpus is used meanwhile.",
+                         icon="🏷️")
+            else:
+                texts, labels, corpus_code = uploaded[0], uploaded[1], recipes.UPLOADED_CODE
+        plan = or_stop(lambda: probe_plan(labels))
+        for note in plan.notes:
+            st.info(note, icon="🏷️")
+        corpus_id, labels_id = corpus_digest(tuple(texts)), corpus_digest(tuple(labels))
+        pooled = with_progress("Encoding", lambda progress: embed_corpus(key, tuple(texts), progress))
+        picked = pick_cell("tm_probe")
+        teaching_panel(
+            "A linear probe: a logistic regression learns each text's label from its vector, and is scored on texts "
+            "it did not see (5-fold cross-validation). High accuracy means the labels are linearly readable.  \n"
+            "Beside it, the silhouette measures how far apart the labels lie without training anything; where "
+            "the two disagree, the probe is the one that speaks for a classifier.",
+            recipes.probe(info, corpus_code, POOLINGS[picked.strategy].code, picked.layer, plan.folds),
+        )
+        st.caption(f"Protocol: {PROBE_PROTOCOL}. A lead under {PROBE_MARGIN} is a tie.")
+        measure = st.radio("Probe score", ["accuracy", "macro-F1"], horizontal=True, key="tm_probe_score",
+                           bind="query-params")
+        bar = st.progress(0.0, text="Probing")
+        probed = {}
+        for i, cell in enumerate(cells):
+            probed[cell] = probe_cell(key, corpus_id, labels_id, cell, pooled, labels, plan)
+            bar.progress((i + 1) / len(cells), text=f"Probing: {i + 1} of {len(cells)} cells")
+        bar.empty()
+        check = check_labels(labels)
+        probe_scores = scores_over(cells, lambda cell: probed[cell].accuracy if measure == "accuracy"
+                                   else probed[cell].macro_f1, PROBE_MARGIN)
+        silhouettes = scores_over(cells, lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled,
+                                                                   check.scored).silhouette, SILHOUETTE_MARGIN)
+        left, right = st.columns(2)
+        score_grid_view(probe_scores, f"probe {measure}", "tm_probe", left)
+        score_grid_view(silhouettes, "silhouette (cosine)", "tm_silhouette", right)
+        st.markdown(agreement(probe_scores.verdict, silhouettes.verdict, f"probe {measure}", "silhouette"))
+        download_csv(pd.concat([probe_scores.table().reset_index(names="strategy").assign(measure=f"probe {measure}"),
+                                silhouettes.table().reset_index(names="strategy").assign(measure="silhouette")]),
+                     "Download both grids (CSV)", "probe_and_silhouette.csv", "tm_probe_csv")
+
+with pairs_tab:
+    if pairs_tab.open:
+        source = st.radio("Pairs", [BUILT_IN_PAIRS, UPLOAD], horizontal=True, key="tm_pairs_source",
+                          bind="query-params")
+        frame, pairs_code = sentence_pairs(), recipes.BUILT_IN_PAIRS_CODE
+        if source == UPLOAD:
+            upload = st.file_uploader("CSV with the columns sentence1, sentence2, score", type=["csv"],
+                                      key="tm_pairs_upload")
+            if upload is None:
+                st.info("Upload scored pairs to use your own. Until then the built-in pairs are shown.")
+            else:
+                frame = or_stop(lambda: parse_pairs(upload.getvalue()), icon="📄")
+                pairs_code = "import pandas as pd\npairs = pd.read_csv('your_pairs.csv')\n"
+        pairs = or_stop(lambda: check_pairs(frame), icon="📄")
+        pairs_id = corpus_digest(tuple(pairs["sentence1"]) + tuple(pairs["sentence2"]) + tuple(map(str, pairs["score"])))
+        first = with_progress("Encoding the first sentences",
+                              lambda progress: embed_corpus(key, tuple(pairs["sentence1"]), progress))
+        second = with_progress("Encoding the second sentences",
+                               lambda progress: embed_corpus(key, tuple(pairs["sentence2"]), progress))
+        correction = st.radio("Beside raw cosines", [c for c in CORRECTIONS if c != "none"], index=1, horizontal=True,
+                              key="tm_correction", bind="query-params")
+        picked = pick_cell("tm_pairs")
+        teaching_panel(
+            "Each pair's cosine against its gold similarity, as STS benchmarks score sentence embeddings: Spearman's "
+            "rank correlation, 1 when the cosines order the pairs exactly as people did.  \n"
+            f"Right: the same after {correction}, fitted on the pairs' own sentences (each distinct one once), as the "
+            "whitening papers do; it removes the direction all vectors share. Whitening keeps a quarter as many "
+            "axes as sentences: on all of them every whitened cosine would be the same.",
+            recipes.correlation(info, pairs_code, POOLINGS[picked.strategy].code, picked.layer, correction),
+        )
+        gold = tuple(pairs["score"])
+        distinct = distinct_rows([*pairs["sentence1"], *pairs["sentence2"]])
+        raw = correlation_scores(key, pairs_id, "none", tuple(cells), first, second, gold, distinct)
+        fixed = correlation_scores(key, pairs_id, correction, tuple(cells), first, second, gold, distinct)
+        left, right = st.columns(2)
+        score_grid_view(raw, "Spearman ρ, raw cosine", "tm_corr_raw", left)
+        score_grid_view(fixed, f"Spearman ρ after {correction}", "tm_corr_fixed", right)
+        st.caption(f"{len(pairs)} pairs; a lead under {CORRELATION_MARGIN} is a tie. nan: every vector of that cell is "
+                   "the same (e.g. [CLS] before any layer), so there is no order to correlate.")
+        download_csv(pd.concat([raw.table().reset_index(names="strategy").assign(correction="none"),
+                                fixed.table().reset_index(names="strategy").assign(correction=correction)]),
+                     "Download both grids (CSV)", "pair_correlations.csv", "tm_corr_csv")
+
+with maps_tab:
+    if maps_tab.open:
+        corpus = news_topics()
+        texts, labels = list(corpus["text"]), list(corpus["label"])
+        corpus_id = corpus_digest(tuple(texts))
+        projection = st.radio("Map", list(PROJECTIONS), horizontal=True, key="tm_projection", bind="query-params",
+                              help=" · ".join(f"{name}: {p.note}" for name, p in PROJECTIONS.items()))
+        pooled = with_progress("Encoding", lambda progress: embed_corpus(key, tuple(texts), progress))
+        picked = pick_cell("tm_map")
+        teaching_panel(
+            f"Each panel is a {projection} map of the built-in corpus for one strategy at one layer, coloured by "
+            "topic. A map keeps only part of 384 dimensions: its title gives its trustworthiness "
+            f"(k = {TRUST_NEIGHBOURS}), 1 when every point's map neighbours are true neighbours.  \n"
+            "Read clusters on a map with a low score as the map's, not the model's.",
+            recipes.projection_map(info, recipes.NEWS_TOPICS_CODE, POOLINGS[picked.strategy].code, picked.layer,
+                                   projection),
+        )
+        rows = grid_cells(chosen, layers, num_layers)
+        panels, done, total = [], 0, sum(map(len, rows))
+        bar = st.progress(0.0, text=f"{projection}: 0 of {total} maps")
+        for r, row in enumerate(rows, start=1):
+            for c, cell in enumerate(row, start=1):
+                coords, trust = map_cell(key, corpus_id, cell, projection, pooled)
+                faith = "all identical" if trust != trust else f"trust {trust:.2f}"  # NaN: nothing to map
+                panels.append(figures.Panel(r, c, f"{figures.layer_label(cell.layer)}\n{faith}", coords, cell.strategy))
+                done += 1
+                bar.progress(done / total, text=f"{projection}: {done} of {total} maps")
+        bar.empty()
+        chart(figures.pca_grid_figure(panels, len(rows), max(map(len, rows)), labels, texts), key="tm_maps", fit=False)
+        download_csv(pd.concat([pd.DataFrame({"panel": f"{p.row_name} · " + p.title.replace("\n", " · "),
+                                              "text": texts, "label": labels, "x": p.coords[:, 0],
+                                              "y": p.coords[:, 1]}) for p in panels]),
+                     "Download every map (CSV)", "maps.csv", "tm_maps_csv")
