@@ -75,18 +75,30 @@ def sentence_pairs() -> pd.DataFrame:
 def read_pairs(data: bytes) -> pd.DataFrame:
     """An uploaded CSV of scored pairs (UTF-8, any of ``SEPARATORS``) as text columns; the columns are checked
     by ``task_measures.check_pairs``."""
+    decoded = _decode(data, "the columns sentence1, sentence2, score")
+    frame = _parse_csv(decoded, sniff_separator(decoded), header=0, skip_blank_lines=True)
+    return frame.rename(columns=lambda c: str(c).strip().lower())
+
+
+def _decode(data: bytes, wanted: str) -> str:
+    """An upload's bytes as UTF-8 text; ``ValueError`` for an empty file (asking for ``wanted``) or another
+    encoding."""
     if not data.strip():
-        raise ValueError("The file is empty. Upload a CSV with the columns sentence1, sentence2, score.")
+        raise ValueError(f"The file is empty. Upload a CSV with {wanted}.")
     try:
-        decoded = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise ValueError(f"The file is not UTF-8 text (byte {err.start} cannot be read). "
                          "Save it as 'CSV UTF-8' and upload it again.") from err
+
+
+def _parse_csv(decoded: str, separator: str, header: int | None, skip_blank_lines: bool = False) -> pd.DataFrame:
+    """CSV text as a frame of text cells; ``ValueError`` when it cannot be read."""
     try:
-        frame = pd.read_csv(io.StringIO(decoded), sep=sniff_separator(decoded), dtype=str, keep_default_na=False)
+        return pd.read_csv(io.StringIO(decoded), sep=separator, dtype=str, keep_default_na=False,
+                           skip_blank_lines=skip_blank_lines, header=header)
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
         raise ValueError(f"The file could not be read as CSV: {str(err).splitlines()[0]}") from err
-    return frame.rename(columns=lambda c: str(c).strip().lower())
 
 
 @cache
@@ -148,21 +160,11 @@ def read_table(data: bytes, limit: int | None = None) -> Table:
     unreadable CSV, no usable text column, and more rows than ``limit`` (default ``max_rows()``).
     """
     limit = limit or max_rows()
-    if not data.strip():
-        raise ValueError("The file is empty. Upload a CSV with a header row and one text per row.")
-    try:
-        decoded = data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise ValueError(f"The file is not UTF-8 text (byte {err.start} cannot be read). "
-                         "Save it as 'CSV UTF-8' and upload it again.") from err
+    decoded = _decode(data, "a header row and one text per row")
     separator = sniff_separator(decoded)
 
     def parse(header: int | None) -> pd.DataFrame:
-        try:
-            return pd.read_csv(io.StringIO(decoded), sep=separator, dtype=str, keep_default_na=False,
-                               skip_blank_lines=False, header=header)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError) as err:
-            raise ValueError(f"The file could not be read as CSV: {str(err).splitlines()[0]}") from err
+        return _parse_csv(decoded, separator, header)
 
     frame, notes = parse(0), []
     if separator != ",":
