@@ -65,11 +65,53 @@ def get_encoder(model: str, device: str) -> Encoder:
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def preload_encoder(model: str, device: str) -> threading.Thread:
-    """Start loading (model, device) in a background thread, once per server: called after a page
-    is drawn, so the first page that runs the model usually finds it loaded."""
-    thread = threading.Thread(target=get_encoder, args=(model, device), name="preload-encoder", daemon=True)
+    """Start loading (model, device) in a background thread, once per server, then ``warm_up`` its default
+    views: called after a page is drawn, so the first page that runs the model usually finds it loaded and
+    its default numbers computed."""
+    warm = os.environ.get("BERTVIZ_WARM_UP", "1") != "0"  # the tests turn it off: its model runs would count as theirs
+    thread = threading.Thread(target=warm_up if warm else get_encoder, args=(model, device), name="preload-encoder",
+                              daemon=True)
     thread.start()
     return thread
+
+
+def warm_up(model: str, device: str) -> None:
+    """Load the model, then compute what the pages' default views need, into the caches those pages read:
+    the news corpus' pooled vectors and every cell of the Sentence pooling grid and score table (also what
+    Task measures and Compare sentences start from), and the Similar contexts token index and pooled
+    sentences, the tutorial sentence and the first word-sense preset encoded (Layer values, Similar contexts,
+    Word in context), the contextuality measures and the default probe cells of Task measures. A page asking
+    for one of them meanwhile waits for it rather than computing it twice."""
+    from bertviz_core.corpora import TUTORIAL, news_topics, reference_corpus, word_presets
+    from bertviz_core.encoder import record
+    from bertviz_core.pooling import supported_strategies
+    from bertviz_core.pooling_grid import check_labels, grid_cells
+    from bertviz_core.task_measures import DEFAULT_STRATEGIES, probe_plan
+
+    key = (model, device)
+    try:
+        info = get_encoder(*key).info
+    except ValueError:
+        return  # the page that asked for the model shows why it cannot load
+    news = news_topics()
+    texts, scored = tuple(news["text"]), check_labels(list(news["label"])).scored
+    pooled = embed_corpus(key, texts)
+    for row in grid_cells(supported_strategies(info.has_pooler), range(info.num_layers + 1), info.num_layers):
+        for cell in row:
+            pooling_cell(key, corpus_digest(texts), corpus_digest(tuple(scored)), cell, pooled, scored)
+    encode_texts(key, (TUTORIAL,))
+    encode_texts(key, tuple(next(iter(word_presets().values())).texts))
+    reference = reference_corpus()
+    index = token_index(key, corpus_digest(reference), reference)
+    embed_corpus(key, reference)
+    embed_corpus(key, (TUTORIAL,))
+    corpus_contextuality(key, corpus_digest(reference), index)
+    labels = list(news["label"])
+    plan = probe_plan(labels)
+    for row in grid_cells(DEFAULT_STRATEGIES, range(info.num_layers + 1), info.num_layers):
+        for cell in row:
+            probe_cell(key, corpus_digest(texts), corpus_digest(tuple(labels)), cell, pooled, labels, plan)
+    record("warm-up done")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -171,7 +213,8 @@ def model_sidebar() -> None:
     side.markdown(
         f"**{literal(info.name)}**  \n"
         f"{info.num_layers} layers · hidden {info.hidden_size} · vocab {info.vocab_size:,}  \n"
-        f"max {info.max_length} tokens · device `{info.device}` · pooler {'yes' if info.has_pooler else 'no'}"
+        f"max {info.max_length} tokens · device `{info.device}` · pooler {'yes' if info.has_pooler else 'no'} · "
+        f"MLM head {'yes' if info.has_mlm_head else 'no'}"
     )
     side.header("View")
     side.toggle("Presentation mode", key=PRESENT, bind="query-params",
@@ -255,17 +298,30 @@ def result_store() -> ByteBoundedStore:
     return ByteBoundedStore(cache_budget())
 
 
+_ENTRY_LOCKS: dict[Hashable, threading.Lock] = {}
+_ENTRY_LOCKS_GUARD = threading.Lock()
+
+
 def _shared(entry: Hashable, compute: Callable[[], Any]) -> Any:
     """``entry``'s result from the shared store, computed (and kept, if it fits) on a miss. Kept arrays are
-    read-only: every session gets the same ones, without a copy."""
+    read-only: every session gets the same ones, without a copy. One computation per entry at a time: a
+    session that asks while another (or the warm-up) computes it waits for that result."""
     store = result_store()
     value = store.get(entry)
-    if value is None:
-        value = compute()
-        for array in _arrays(value):
-            array.flags.writeable = False
-        store.put(entry, value)
-        release_free_memory()
+    if value is not None:
+        return value
+    with _ENTRY_LOCKS_GUARD:
+        lock = _ENTRY_LOCKS.setdefault(entry, threading.Lock())
+    with lock:
+        value = store.get(entry)
+        if value is None:
+            value = compute()
+            for array in _arrays(value):
+                array.flags.writeable = False
+            store.put(entry, value)
+            release_free_memory()
+    with _ENTRY_LOCKS_GUARD:
+        _ENTRY_LOCKS.pop(entry, None)
     return value
 
 

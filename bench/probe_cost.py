@@ -20,7 +20,7 @@ sys.path[:0] = [str(ROOT)]
 from bertviz_core import load_encoder  # noqa: E402
 from bertviz_core.corpora import news_topics  # noqa: E402
 from bertviz_core.pooling_grid import cell_vectors, grid_cells  # noqa: E402
-from bertviz_core.task_measures import probe  # noqa: E402
+from bertviz_core.task_measures import DEFAULT_STRATEGIES, probe  # noqa: E402
 
 
 def main() -> None:
@@ -32,9 +32,9 @@ def main() -> None:
     labels = [news.label[i % len(news)] for i in range(args.rows)]
     encoder = load_encoder(device="cpu")
     start = time.perf_counter()
-    pooled = encoder.embed(texts, ["mean", "cls", "max"])
+    pooled = encoder.embed(texts, list(DEFAULT_STRATEGIES))
     encoded = time.perf_counter() - start
-    cells = [cell for row in grid_cells(["mean", "cls", "max"], range(encoder.info.num_layers + 1),
+    cells = [cell for row in grid_cells(DEFAULT_STRATEGIES, range(encoder.info.num_layers + 1),
                                         encoder.info.num_layers) for cell in row]
     times = []
     for cell in cells:

@@ -9,6 +9,7 @@ runs under ``torch.inference_mode`` and needs no lock.
 from __future__ import annotations
 
 import copy
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -47,6 +48,15 @@ class Batch:
     special: torch.Tensor
     pooler: torch.Tensor | None
     attentions: torch.Tensor | None = None
+
+
+def record(event: str) -> None:
+    """Append ``event`` as a line to the file named by BERTVIZ_RUN_LOG, when it is set: how a test or a
+    benchmark counts a live server's model runs (one "model run" line each) and sees its warm-up end."""
+    path = os.environ.get("BERTVIZ_RUN_LOG")
+    if path:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(event + "\n")
 
 
 def _check_texts(texts: Sequence[str]) -> list[str]:
@@ -179,6 +189,7 @@ class Encoder:
         """Run padded, length-sorted batches within the device's ``BATCH_LIMITS``: hidden states by
         default; with ``attentions``, the eager model's attention weights instead, in batches of at
         most ``ATTENTION_BATCH_BYTES`` of weights."""
+        record(f"model run: {len(items)} texts")
         budget, max_batch = BATCH_LIMITS[self.info.device]
         model = self.eager_model() if attentions else self.model
         per_token_pair = 4 * self.info.num_layers * model.config.num_attention_heads  # bytes of weights

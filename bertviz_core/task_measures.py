@@ -23,6 +23,7 @@ from sklearn.preprocessing import StandardScaler
 from bertviz_core.projection import identical
 from bertviz_core.similarity import Verdict, fit_correction
 
+DEFAULT_STRATEGIES = ("mean", "cls", "max")  # the cells the Task measures page shows first, at every layer
 PROBE_FOLDS = 5
 PROBE_MARGIN = 0.01  # probe accuracies closer than this to the top count as a tie (1 point)
 CORRELATION_MARGIN = 0.01  # Spearman correlations closer than this to the top count as a tie

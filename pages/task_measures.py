@@ -11,6 +11,7 @@ from bertviz_core.projection import PROJECTIONS, TRUST_NEIGHBOURS
 from bertviz_core.similarity import CORRECTIONS
 from bertviz_core.task_measures import (
     CORRELATION_MARGIN,
+    DEFAULT_STRATEGIES,
     PROBE_MARGIN,
     PROBE_PROTOCOL,
     agreement,
@@ -53,7 +54,7 @@ st.title("🎯 Which layer and pooling for my task?")
 st.caption("Practitioners ask which layer and which vector to use; the honest answer is to measure on your own task. "
            "Each measure below scores every chosen pooling strategy at every chosen layer.")
 c1, c2 = st.columns(2)
-chosen = c1.multiselect("Pooling strategies", strategies, [s for s in ("mean", "cls", "max") if s in strategies],
+chosen = c1.multiselect("Pooling strategies", strategies, [s for s in DEFAULT_STRATEGIES if s in strategies],
                         key="tm_strats", bind="query-params")
 layers = c2.multiselect("Layers", list(range(num_layers + 1)), list(range(num_layers + 1)), key="tm_layers",
                         bind="query-params", format_func=figures.layer_label)

@@ -15,6 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# No background warm-up in AppTest or the test servers: its model runs would land in the tests' counts.
+os.environ.setdefault("BERTVIZ_WARM_UP", "0")
 
 from call_counter import counting_model_runs  # noqa: E402
 from tiny_models import save_tiny_bert  # noqa: E402,F401 - tests import it from here

@@ -408,6 +408,25 @@ def test_task_measures_probe_beside_silhouette_correlations_and_a_tsne_grid(serv
     maps.context.close()
 
 
+def test_a_warm_first_visit_to_sentence_pooling_runs_no_model(browser: Browser, tmp_path: Path) -> None:
+    import time
+
+    log = tmp_path / "runs.log"
+    with running_app(env={"BERTVIZ_RUN_LOG": str(log), "BERTVIZ_WARM_UP": "1"}) as app:
+        home = open_view(browser, app.url)  # the first visit starts the model loading and the warm-up
+        deadline = time.time() + 180
+        while "warm-up done" not in (log.read_text() if log.exists() else "") and time.time() < deadline:
+            time.sleep(0.5)
+        runs_before = log.read_text().count("model run")
+        assert "warm-up done" in log.read_text() and runs_before >= 3  # news, reference corpus index and pooling
+        home.context.close()
+        page = open_view(browser, f"{app.url}/sentence_pooling")  # a new visitor
+        wait_for_chart(page, "silhouette (cosine) per strategy × layer")
+        assert page.locator(".st-key-sp_grid .js-plotly-plot").count() == 1
+        assert log.read_text().count("model run") == runs_before  # the grid came from the warm-up: no encoding
+        page.context.close()
+
+
 def test_masked_words_page_with_the_head_and_without(server: str, browser: Browser, mlm_folder: str) -> None:
     page = open_view(browser, f"{server}/masked_words?model=Custom+id+or+path%E2%80%A6"
                               f"&custom_model={mlm_folder}&mw_layer=6")
