@@ -206,10 +206,14 @@ BUILT_IN_CORPUS = ("from bertviz_core.corpora import reference_corpus  # the pag
                    "texts = list(reference_corpus())\n")
 
 
-def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: str, layer: int, k: int,
-                     metric: str, word: str) -> str:
-    """The token index, the ``k`` corpus tokens nearest to token ``token`` of ``sentence`` at ``layer``, and
-    the contextuality measures at that layer (self-similarity of ``word``, intra-sentence, baseline)."""
+def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: str, layers: tuple[int, int], k: int,
+                     metric: str, word: str, pooling_code: str, sentence_layer: int | None) -> str:
+    """The token index; the ``k`` corpus tokens nearest to token ``token`` of ``sentence`` at both ``layers``
+    and the ``k`` nearest corpus sentences by ``pooling_code`` at ``sentence_layer`` (the corpus' copies of
+    ``sentence`` left out of both, as the page does); the contextuality measures at the first layer
+    (self-similarity of ``word``, intra-sentence, baseline)."""
+    order = "-scores" if METRICS[metric].similar_high else "scores"
+    pick = "" if sentence_layer is None else f"[{sentence_layer}]"
     return (
         load_lines(info)
         + f"import numpy as np\n{METRIC_IMPORTS}\n\n{corpus_code}\n\n"
@@ -231,22 +235,40 @@ def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: st
         "        start, end = spans[words[i]][0][0], spans[words[i]][-1][1]\n"
         "        where.append((s, text[start:end].lower(), start))\n"
         "index = np.concatenate(index, axis=1)   # (layers+1, corpus tokens, hidden)\n\n"
-        f"query = token_states({sentence!r})[0][{layer}, {token}]   # token {token} at layer {layer}\n"
-        f"candidates = index[{layer}].astype(np.float32)\n"
-        f"scores = {METRICS[metric].code_between('candidates', 'query[None]')}[:, 0]   # {metric}\n"
-        f"best = np.argsort({'-scores' if METRICS[metric].similar_high else 'scores'}, kind='stable')[:{k}]\n"
-        "for i in best:\n"
-        "    print(round(float(scores[i]), 3), where[i], texts[where[i][0]])\n\n"
+        f"sentence = {sentence!r}\n"
+        "own = [s for s, text in enumerate(texts) if text.strip() == sentence.strip()]   # your sentence, left out\n"
+        "allowed = np.array([s not in own for s, _, _ in where])\n"
+        f"query = token_states(sentence)[0][:, {token}]   # token {token} at every layer\n"
+        "neighbours = {}\n"
+        f"for layer in {list(dict.fromkeys(layers))}:\n"
+        "    candidates = index[layer].astype(np.float32)\n"
+        f"    scores = {METRICS[metric].code_between('candidates', 'query[layer][None]')}[:, 0]   # {metric}\n"
+        f"    ranked = np.argsort({order}, kind='stable')\n"
+        f"    neighbours[layer] = ranked[allowed[ranked]][:{k}]\n"
+        "    for i in neighbours[layer]:\n"
+        "        print(layer, round(float(scores[i]), 3), where[i], texts[where[i][0]])\n\n"
+        "# Nearest sentences: one vector per sentence, as on the Sentence pooling page\n"
+        "def sentence_vector(text):\n"
+        "    inputs = tokenizer(text, return_tensors='pt', truncation=True)\n"
+        "    with torch.no_grad():\n"
+        "        outputs = model(**inputs, output_hidden_states=True)\n"
+        "    states = torch.stack(outputs.hidden_states)[:, 0]   # (layers+1, tokens, hidden)\n"
+        f"    return ({pooling_code}){pick}.numpy()\n\n\n"
+        "corpus_vectors = np.stack([sentence_vector(text) for text in texts])\n"
+        f"scores = {METRICS[metric].code_between('corpus_vectors', 'sentence_vector(sentence)[None]')}[:, 0]\n"
+        f"nearest_sentences = [s for s in np.argsort({order}, kind='stable') if s not in own][:{k}]\n\n"
+        f"candidates = index[{layers[0]}].astype(np.float32)   # the measures at layer {layers[0]}\n"
         "# How contextual the layer is (Ethayarajh 2019); cosines of unit vectors\n"
         "unit = lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True)\n"
         "occurrences = {}   # the word's occurrences: a word of several pieces is the mean of its pieces\n"
         "for i, (s, w, start) in enumerate(where):\n"
         f"    if w == {word.lower()!r}:\n"
         "        occurrences.setdefault((s, start), []).append(i)\n"
-        "vectors = unit(np.stack([candidates[ids].mean(0) for ids in occurrences.values()]))\n"
         "sentence_of = np.array([s for s, _ in occurrences])\n"
-        "apart = sentence_of[:, None] != sentence_of[None, :]   # pairs from different sentences\n"
-        "self_similarity = (vectors @ vectors.T)[apart].mean()\n"
+        "if len(set(sentence_of)) >= 2:   # self-similarity needs the word in two sentences or more\n"
+        "    vectors = unit(np.stack([candidates[ids].mean(0) for ids in occurrences.values()]))\n"
+        "    apart = sentence_of[:, None] != sentence_of[None, :]   # pairs from different sentences\n"
+        "    print('self-similarity', (vectors @ vectors.T)[apart].mean())\n"
         "sentence_ids = np.array([s for s, _, _ in where])\n"
         "intra_sentence = np.mean([(unit(candidates[sentence_ids == s]) @ unit(candidates[sentence_ids == s].mean(0)))"
         ".mean()\n"
@@ -258,7 +280,7 @@ def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: st
         "    keep = sentence_ids[a] != sentence_ids[b]\n"
         "    first, second = np.r_[first, a[keep]][:2000], np.r_[second, b[keep]][:2000]\n"
         "baseline = (unit(candidates[first]) * unit(candidates[second])).sum(1).mean()\n"
-        "print(self_similarity, intra_sentence, baseline, self_similarity - baseline, intra_sentence - baseline)\n"
+        "print(intra_sentence, baseline, intra_sentence - baseline)   # and self-similarity minus the baseline\n"
     )
 
 

@@ -74,13 +74,7 @@ if query_input.special[token]:
     st.stop()
 words = index_rows([query_input], [sentence])
 word = words.loc[words["position"] == token, "word"].iloc[0]
-teaching_panel(
-    "Every token of the corpus is kept at every layer; the lists are the corpus tokens whose vectors lie nearest "
-    "to the chosen token's, at two layers side by side.  \n"
-    "Low layers group a token with the same word wherever it stands; higher layers with tokens in similar contexts. "
-    "Below: that shift at every layer, semantic search over sentences, and how contextual each layer is.",
-    recipes.similar_contexts(info, sentence, token, corpus_code, left_layer, k, metric, word),
-)
+panel = st.container()  # filled once the sentence search's pickers below are read
 index = with_progress("Indexing the corpus, every token at every layer",
                       lambda progress: token_index(model_key(), corpus_id, texts, progress))
 query = encode_texts(model_key(), (sentence,))[0]
@@ -128,6 +122,16 @@ pooled = with_progress("Pooling the corpus' sentences", lambda progress: embed_c
 near = nearest_sentences(pooled, embed_corpus(model_key(), (sentence,)), strategy,
                          POOLINGS[strategy].layer_of(sentence_layer), k, metric, own)
 near = near.assign(text=[index.texts[s] for s in near["sentence"]])
+with panel:
+    teaching_panel(
+        "Every token of the corpus is kept at every layer; the lists are the corpus tokens whose vectors lie nearest "
+        "to the chosen token's, at two layers side by side.  \n"
+        "Low layers group a token with the same word wherever it stands; higher layers with tokens in similar "
+        "contexts. Below: that shift at every layer, semantic search over sentences, and how contextual each layer "
+        "is.",
+        recipes.similar_contexts(info, sentence, token, corpus_code, (left_layer, right_layer), k, metric, word,
+                                 POOLINGS[strategy].code, POOLINGS[strategy].layer_of(sentence_layer)),
+    )
 st.caption(f"Semantic search: the corpus sentences whose “{strategy}” vectors lie nearest to your sentence's, by "
            f"{metric}. Compare sentences ranks sentences you paste; this searches the whole corpus.")
 table(near[["rank", "score", "text"]], key="sc_sentences", height=420)

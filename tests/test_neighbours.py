@@ -179,11 +179,9 @@ def test_layer_summary_counts_the_same_word(bundled: Encoder) -> None:
     assert summary.loc[0, "same word"] == 1.0  # before any context, "bank" is nearest to "bank"
 
 
-def test_index_rows_name_whole_words() -> None:
+def test_index_rows_name_whole_words(bundled: Encoder) -> None:
     tokenizer = AutoTokenizer.from_pretrained(bundled_model_dir())
-    from bertviz_core import load_encoder
-
-    item = load_encoder(device="cpu").inputs(["Word embeddings!"])[0]
+    item = bundled.inputs(["Word embeddings!"])[0]
     rows = index_rows([item], ["Word embeddings!"])
     assert rows["token"].tolist() == tokenizer.tokenize("Word embeddings!")
     assert rows["word"].tolist() == ["Word", "embeddings", "embeddings", "embeddings", "embeddings", "!"]
@@ -206,20 +204,28 @@ def test_the_recipe_reproduces_the_neighbours_and_the_measures(bundled: Encoder)
     from test_recipes import run
 
     from bertviz_core import recipes
-    from bertviz_core.neighbours import contextuality, word_contextuality
+    from bertviz_core.neighbours import contextuality, own_sentences, word_contextuality
 
     texts = reference_corpus()
     index = bundled.token_index(texts)
+    own = own_sentences(texts, TUTORIAL)
+    assert own  # the tutorial sentence is in the corpus: the page and the code both leave it out
     (query,) = bundled.encode([TUTORIAL])
-    for metric, layer in (("cosine", 1), ("euclidean distance", 6)):
-        ns = run(recipes.similar_contexts(bundled.info, TUTORIAL, 10, recipes.BUILT_IN_CORPUS, layer, 8, metric,
-                                          "bank"))
-        found = nearest_tokens(index, query.hidden_states[layer, 10], layer, 8, metric)
-        np.testing.assert_allclose(ns["scores"][ns["best"]], found["score"], rtol=1e-4, atol=2e-3)
-        assert [ns["where"][i][0] for i in ns["best"]] == found["sentence"].tolist()
+    pooled, query_pooled = bundled.embed(list(texts)), bundled.embed([TUTORIAL])
+    for metric, layers, strategy, sentence_layer in (("cosine", (1, 6), "mean", 6),
+                                                     ("euclidean distance", (6, 2), "pooler", None)):
+        ns = run(recipes.similar_contexts(bundled.info, TUTORIAL, 10, recipes.BUILT_IN_CORPUS, layers, 8, metric,
+                                          "bank", POOLINGS[strategy].code, sentence_layer))
+        for layer in layers:
+            found = nearest_tokens(index, query.hidden_states[layer, 10], layer, 8, metric, own)
+            assert [ns["where"][i][0] for i in ns["neighbours"][layer]] == found["sentence"].tolist()
+            assert [ns["where"][i][2] for i in ns["neighbours"][layer]] == found["word_start"].tolist()
+        near = nearest_sentences(pooled, query_pooled, strategy, sentence_layer, 8, metric, own)
+        assert [int(s) for s in ns["nearest_sentences"]] == near["sentence"].tolist()
         measures = contextuality(index).table.merge(word_contextuality(index, "bank", contextuality(index)), on="layer")
-        row = measures.iloc[layer]
-        assert ns["self_similarity"] == pytest.approx(row["self-similarity of “bank”"], abs=1e-4)
+        row = measures.iloc[layers[0]]
+        vectors, apart = ns["vectors"], ns["apart"]
+        assert (vectors @ vectors.T)[apart].mean() == pytest.approx(row["self-similarity of “bank”"], abs=1e-4)
         assert ns["intra_sentence"] == pytest.approx(row["intra-sentence similarity"], abs=1e-4)
         assert ns["baseline"] == pytest.approx(row["anisotropy baseline"], abs=1e-4)
 
