@@ -291,7 +291,10 @@ UPLOADED_CODE = "texts, labels = [...], [...]   # your CSV's text and label colu
 
 def probe(info: ModelInfo, corpus_code: str, pooling_code: str, layer: int | None, folds: int) -> str:
     """The classification probe of one cell, as the page scores it."""
-    return (_pooled_vectors(info, None, pooling_code, layer) + corpus_code + "vectors = pooled(texts)\n\n"
+    return (_pooled_vectors(info, None, pooling_code, layer) + corpus_code + "vectors = pooled(texts)\n"
+            "keep = [labels.count(label) >= 2 for label in labels]   # a class of one text is left out: it cannot be "
+            "both trained on and tested\n"
+            "vectors, labels = vectors[keep], [label for label, kept in zip(labels, keep) if kept]\n\n"
             + probe_code("vectors", folds))
 
 

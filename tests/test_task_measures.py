@@ -150,6 +150,13 @@ def test_the_teaching_code_reproduces_each_measure(bundled: Encoder, pooled_news
     score = probe(cell_vectors(pooled_news, Cell("max", 2)), labels)
     assert ns["accuracy"] == pytest.approx(score.accuracy, abs=1e-3) and ns["macro_f1"] == pytest.approx(score.macro_f1,
                                                                                                         abs=1e-3)
+    texts = [f"Sentence {i} is about {topic}." for i in range(4) for topic in ("sport", "food", "music")] + ["Alone."]
+    labels = [topic for _ in range(4) for topic in ("sport", "food", "music")] + ["single"]
+    plan = probe_plan(labels)  # the one-text class is left out; 4 folds for classes of 4
+    ns = run(recipes.probe(bundled.info, f"texts, labels = {texts!r}, {labels!r}\n", POOLINGS["mean"].code, 3,
+                           plan.folds))
+    score = probe(bundled.embed(texts)["mean"][:, 3], labels, plan)
+    assert plan.folds == 4 and ns["accuracy"] == pytest.approx(score.accuracy, abs=1e-3)
     pairs = sentence_pairs()
     first, second = bundled.embed(list(pairs["sentence1"])), bundled.embed(list(pairs["sentence2"]))
     for correction in ("none", "whitening"):
