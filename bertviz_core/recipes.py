@@ -165,9 +165,10 @@ def attention(info: ModelInfo, text: str, text_pair: str | None, layer: int, hea
     )
 
 
-def masked_words(info: ModelInfo, text: str, mask: int, layer: int, k: int) -> str:
+def masked_words(info: ModelInfo, text: str, mask: int, layer: int, k: int, hidden_id: int | None = None) -> str:
     """The guesses for each mask (fill-mask), then the logit lens for mask number ``mask`` (0-based): its
-    top ``k`` at ``layer`` and the final answer's rank and probability after every layer."""
+    top ``k`` at ``layer`` and the final answer's rank and probability after every layer; with ``hidden_id``
+    (the token the mask hid), that token's too."""
     return (
         load_lines(info, masked_lm=True)
         + f"\ninputs = tokenizer({text!r}, return_tensors='pt', truncation=True)\n"
@@ -189,6 +190,9 @@ def masked_words(info: ModelInfo, text: str, mask: int, layer: int, k: int) -> s
         f"answer = probs[{mask}].argmax()                           # the last layer's top guess\n"
         f"rank = (logits[:, {mask}] > logits[:, {mask}, answer, None]).sum(-1) + 1   # by layer, 1 = top\n"
         "answer_probability = lens[:, answer]\n"
+        + ("" if hidden_id is None else
+           f"hidden_rank = (logits[:, {mask}] > logits[:, {mask}, {hidden_id}, None]).sum(-1) + 1   # the hidden word\n"
+           f"hidden_probability = lens[:, {hidden_id}]\n")
     )
 
 

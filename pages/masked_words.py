@@ -100,7 +100,7 @@ teaching_panel(
     "state into a probability for every vocabulary entry; the bars are the best guesses.  \n"
     "The logit lens applies the same head to the hidden state after every layer, so the grid and the curves show "
     "at which depth the final answer appears.",
-    recipes.masked_words(info, text, mask, layer, k),
+    recipes.masked_words(info, text, mask, layer, k, hidden_ids[mask]),
 )
 
 st.subheader("The guesses")
