@@ -141,6 +141,11 @@ def allowed_models() -> list[str] | None:
     return listed or None
 
 
+def model_choices(allowed: list[str] | None) -> list[str]:
+    """The model picker's listed choices: the bundled model, then the known hub models or the allowlist."""
+    return [BUNDLED_MODEL, *(KNOWN_HUB_MODELS if allowed is None else allowed)]
+
+
 @st.cache_resource
 def failed_models() -> cachetools.TTLCache:
     """{(model, device): its error message} for loads that failed, shared by every session and forgotten
@@ -180,7 +185,7 @@ def model_sidebar() -> None:
     side = st.sidebar
     side.header("Model")
     allowed = allowed_models()
-    choices = [BUNDLED_MODEL, *KNOWN_HUB_MODELS] if allowed is None else [BUNDLED_MODEL, *allowed]
+    choices = model_choices(allowed)
     failure = st.session_state.pop(FAILED_NOTE, None)
     if failure is not None:
         _show_in_picker(model_key()[0], choices)
@@ -405,7 +410,7 @@ def offer_model(model: str, label: str) -> None:
         st.caption(f"This server's operator has not listed {literal(model)} in BERTVIZ_MODELS, so it cannot be "
                    "loaded here.")
         return
-    st.button(label, on_click=_show_in_picker, args=(model, [BUNDLED_MODEL, *(allowed or KNOWN_HUB_MODELS)]),
+    st.button(label, on_click=_show_in_picker, args=(model, model_choices(allowed)),
               type="primary")
 
 
