@@ -697,6 +697,19 @@ def chart(figure: Any, key: str, container: Any = None, fit: bool = True, **opti
     return (container or st).plotly_chart(figure, key=key, config=config, **options)
 
 
+def scatter_grid(panels: list[Any], cols: int, labels: list[str] | None, texts: list[str], key: str,
+                 csv_label: str, csv_name: str) -> None:
+    """A grid of scatters (``figures.Panel``s, ``cols`` to a row) drawn on one canvas, and its points as a
+    CSV (panel, text, label, x, y). The chart's toolbar saves it as PNG; in presentation mode text is larger."""
+    import bertviz_core.figures as figures
+
+    spec, data = figures.pca_grid_spec(panels, cols, labels, texts, font_px=17 if presenting() else 12)
+    with st.container(key=key):  # the chart itself carries no key on the page
+        st.vega_lite_chart(spec=spec, key=f"{key}_chart", width="stretch")
+    download_csv(data.drop(columns=["panel", "gx", "gy"]).rename(columns={"title": "panel"}), csv_label, csv_name,
+                 f"{key}_csv")
+
+
 def teaching_panel(what: str, code: str) -> None:
     """'What you are looking at' (two lines), the plain transformers code, and a link to this view;
     in presentation mode only the two lines."""

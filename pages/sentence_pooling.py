@@ -25,6 +25,7 @@ from ui import (
     model_key,
     presenting,
     pooling_cell,
+    scatter_grid,
     score_grid_view,
     teaching_panel,
     truncation,
@@ -60,7 +61,7 @@ for level, message in label_check.messages:
 labels_id = corpus_digest(tuple(label_check.scored)) if label_check.scored else None
 
 c1, c2 = st.columns(2)
-pick = c1.selectbox("Cell to reproduce in a notebook and to download: strategy", available, key="sp_cell",
+pick = c1.selectbox("Cell to reproduce in a notebook, draw large and download: strategy", available, key="sp_cell",
                     bind="query-params")
 pick_layer = POOLINGS[pick].layer_of(
     c2.selectbox("… at layer", list(range(num_layers + 1)), index=num_layers, format_func=figures.layer_label,
@@ -95,17 +96,11 @@ def grid_view(key: tuple[str, str], texts: tuple[str, ...], corpus_id: str, labe
         st.info("Choose at least one pooling strategy and one layer.")
         return
     rows = grid_cells(strategies, layers, num_layers)
-    panels = []
-    for r, row in enumerate(rows, start=1):
-        for c, cell in enumerate(row, start=1):
-            result = pooling_cell(key, corpus_id, labels_id, cell, pooled, check.scored)
-            panels.append(figures.Panel(r, c, cell_title(cell, result, labels_id is not None), result.coords,
-                                        cell.strategy))
-    chart(figures.pca_grid_figure(panels, len(rows), len(layers), check.colour, texts), key="sp_grid", fit=False)
-    download_csv(pd.concat([pd.DataFrame({"panel": f"{p.row_name} · " + p.title.replace("\n", " · "), "text": texts,
-                                           "label": labels or "",
-                                           "pc1": p.coords[:, 0], "pc2": p.coords[:, 1]}) for p in panels]),
-                 "Download every panel's PCA coordinates (CSV)", "pca_grid.csv", "sp_grid_csv")
+    panels = [figures.Panel(r, c, cell_title(cell, result, labels_id is not None), result.coords, cell.strategy)
+              for r, row in enumerate(rows, start=1) for c, cell in enumerate(row, start=1)
+              for result in [pooling_cell(key, corpus_id, labels_id, cell, pooled, check.scored)]]
+    scatter_grid(panels, len(layers), check.colour, texts, "sp_grid", "Download every panel's PCA coordinates (CSV)",
+                 "pca_grid.csv")
 
 
 grid_view(key, tuple(texts), corpus_id, labels, label_check, labels_id)
@@ -120,15 +115,16 @@ if labels_id:
     download_csv(scores.table().reset_index(names="strategy"), "Download all scores (CSV)", "pooling_scores.csv",
                  "sp_scores_csv")
 
-st.subheader(f"Download the cell: {pick}, {figures.layer_label(pick_layer)}")
-vectors = cell_vectors(pooled, picked)
-coords = pooling_cell(key, corpus_id, labels_id, picked, pooled, label_check.scored).coords
+st.subheader(f"The chosen cell: {pick}, {figures.layer_label(pick_layer)}")
+result = pooling_cell(key, corpus_id, labels_id, picked, pooled, label_check.scored)
+vectors, coords = cell_vectors(pooled, picked), result.coords
 stem = pick if pick_layer is None else f"{pick}_layer{pick_layer}"
-c1, c2, c3 = st.columns(3)
-with c1:
+drawn, downloads = st.columns([3, 1], vertical_alignment="center")
+chart(figures.pca_grid_figure([figures.Panel(1, 1, cell_title(picked, result, labels_id is not None), coords, pick)],
+                              1, 1, label_check.colour, texts, panel_px=420), key="sp_cell_map", container=drawn)
+with downloads:
+    st.caption("Zoom in, hover a point for its text, save the picture (camera button), or take the numbers:")
     download_npy(vectors, "Vectors (.npy)", f"{stem}.npy", "sp_npy")
-with c2:
     download_csv(pd.DataFrame(vectors).assign(text=texts), "Vectors (CSV)", f"{stem}.csv", "sp_vec_csv")
-with c3:
     download_csv(pd.DataFrame({"text": texts, "label": labels or "", "pc1": coords[:, 0], "pc2": coords[:, 1]}),
                  "PCA coordinates (CSV)", f"pca_{stem}.csv", "sp_pca_csv")

@@ -20,7 +20,6 @@ from bertviz_core.task_measures import (
     probe_plan,
 )
 from ui import (
-    chart,
     corpus_digest,
     correlation_scores,
     download_csv,
@@ -33,6 +32,7 @@ from ui import (
     parse_pairs,
     pooling_cell,
     probe_cell,
+    scatter_grid,
     score_grid_view,
     teaching_panel,
     uploaded_corpus,
@@ -190,8 +190,4 @@ with maps_tab:
                 done += 1
                 bar.progress(done / total, text=f"{projection}: {done} of {total} maps")
         bar.empty()
-        chart(figures.pca_grid_figure(panels, len(rows), max(map(len, rows)), labels, texts), key="tm_maps", fit=False)
-        download_csv(pd.concat([pd.DataFrame({"panel": f"{p.row_name} · " + p.title.replace("\n", " · "),
-                                              "text": texts, "label": labels, "x": p.coords[:, 0],
-                                              "y": p.coords[:, 1]}) for p in panels]),
-                     "Download every map (CSV)", "maps.csv", "tm_maps_csv")
+        scatter_grid(panels, max(map(len, rows)), labels, texts, "tm_maps", "Download every map (CSV)", "maps.csv")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -93,6 +94,16 @@ def chart(at: AppTest, key: str) -> dict:
     if key not in found:
         raise KeyError(f"no chart with key {key!r}; the page has {sorted(found)}")
     return found[key]
+
+
+def scatter_grid(at: AppTest) -> tuple[dict, dict[str, pd.DataFrame]]:
+    """The page's one grid of scatters (``ui.scatter_grid``, a Vega-Lite chart): its spec, and its datasets by
+    name ("points": gx, gy, label, text; "tiles": a row per panel with its title)."""
+    grids = at.get("vega_lite_chart")
+    assert len(grids) == 1, f"{len(grids)} scatter grids on the page"
+    proto = grids[0].proto
+    return json.loads(proto.spec), {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas()
+                                    for d in proto.datasets}
 
 
 def chart_title(figure: dict) -> str:

@@ -15,8 +15,10 @@ if not Path(CHROMIUM).exists():
                 allow_module_level=True)
 
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+from plotly.colors import qualitative  # noqa: E402
 
 from bertviz_core.corpora import news_topics  # noqa: E402
+from bertviz_core.figures import GRID_ROW_PX  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -94,6 +96,26 @@ def plotly_summaries(page: Page, count: int) -> list[dict]:
         title: ((el.layout.title && el.layout.title.text) || '').replace(/<\/?b>/g, ''), type: el._fullData[0].type, points: el.calcdata[0].length}))""")
 
 
+GRID_PIXELS = """([key, colours]) => { const canvas = document.querySelector(`.st-key-${key} canvas`);
+    if (!canvas || !canvas.width) return null;
+    const {data} = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    // points are drawn at opacity 0.8 on white: count the pixels of each colour so blended
+    const blended = colours.map(c => [1, 3, 5].map(i => 0.8 * parseInt(c.slice(i, i + 2), 16) + 0.2 * 255));
+    const counts = colours.map(() => 0);
+    for (let i = 0; i < data.length; i += 4)
+      blended.forEach((rgb, k) => { if (rgb.every((v, j) => Math.abs(v - data[i + j]) < 4)) counts[k] += 1; });
+    const box = canvas.getBoundingClientRect();
+    return {counts, width: box.width, height: box.height}; }"""
+
+
+def scatter_grid_drawn(page: Page, key: str, colours: list[str]) -> dict:
+    """The drawn grid of scatters (``ui.scatter_grid``): its canvas' CSS size and how many of its pixels have
+    each of ``colours`` (as points drawn at opacity 0.8 on white show it)."""
+    page.wait_for_function(f"{GRID_PIXELS}", arg=[key, colours], timeout=120_000)
+    wait_idle(page)
+    return page.evaluate(GRID_PIXELS, [key, colours])
+
+
 def test_layer_values_page_renders_histogram_layers_and_outliers(server: str, browser: Browser) -> None:
     page = open_view(browser, f"{server}/layer_values")
     summaries = plotly_summaries(page, 3)
@@ -143,21 +165,13 @@ def test_word_page_matrix_curves_scores_and_strategy_switch(server: str, browser
 
 def test_sentence_pooling_grid_and_scores(server: str, browser: Browser) -> None:
     page = open_view(browser, f"{server}/sentence_pooling")
-    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=90_000)
-    grid = page.evaluate("""() => { const el = document.querySelector('.js-plotly-plot');
-        const panels = el.data.filter(t => Array.isArray(t.marker.color));
-        return {panels: panels.length, colours: new Set(panels[0].marker.color).size,
-                legend: el.data.filter(t => t.showlegend !== false).map(t => t.name),
-                hover: panels[0].customdata.length,
-                titles: el.layout.annotations.map(a => a.text).filter(t => t.trim())}; }""")
     from bertviz_core.pooling import POOLINGS
 
-    expected = 4 * sum(p.per_layer for p in POOLINGS.values()) + sum(not p.per_layer for p in POOLINGS.values())
-    assert grid["panels"] == expected and grid["colours"] == 4 and len(grid["titles"]) == expected
-    assert grid["hover"] == len(news_topics())  # one hover text per point
-    assert grid["legend"] == sorted(set(news_topics()["label"]))
-    assert all(" · sil " in t for t in grid["titles"])
-    scores = plotly_summaries(page, 2)[1]
+    drawn = scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])
+    rows = len(POOLINGS)  # the bundled model has a pooler: a row per strategy
+    assert all(count > 100 for count in drawn["counts"]), drawn  # every topic's colour is drawn
+    assert drawn["height"] >= rows * GRID_ROW_PX and drawn["width"] > 700  # a row per strategy, the page's width
+    scores = plotly_summaries(page, 2)[0]
     assert scores["title"].startswith("silhouette") and scores["type"] == "heatmap"
     assert page.get_by_text("A tie", exact=False).count() == 1  # mean and mean_sqrt_len always tie
     page.context.close()
@@ -186,8 +200,9 @@ def test_sentence_pooling_upload_shows_progress_then_grid(server: str, browser: 
     page.wait_for_selector("[data-testid='stProgress']", timeout=60_000)
     wait_idle(page)
     page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000)
-    points = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullData[0]._length")  # first panel
-    assert points == len(rows) == 3040
+    points = page.locator(".st-key-sp_cell_map .js-plotly-plot").evaluate("el => el._fullData[0]._length")
+    assert points == len(rows) == 3040  # the chosen cell drawn large
+    assert all(count > 100 for count in scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])["counts"])
     assert page.locator("[data-testid='stException']").count() == 0
     page.context.close()
 
@@ -196,7 +211,8 @@ def test_sentence_pooling_upload_shows_progress_then_grid(server: str, browser: 
     ("/layer_values?lv_text=The+cat+sat+down.&lv_layer=2&lv_token=2+%C2%B7+cat", "Token 2 · cat at layer 2"),
     ("/word_similarity?ws_preset=crane&ws_strategy=layer+1&ws_metric=dot+product"
      "&ws_texts=A+crane+lifted+steel.%0AA+crane+waded+in+the+marsh.", "dot product, layer 1"),
-    ("/sentence_pooling?sp_layers=layer+1&sp_layers=layer+2&sp_strats=max", "layer 1<br>var"),
+    ("/sentence_pooling?sp_layers=layer+1&sp_layers=layer+2&sp_strats=max&sp_cell=max&sp_cell_layer=layer+2",
+     "layer 2<br>var"),
     ("/compare_sentences?cs_texts=Cats+purr.%0ADogs+bark.%0ABirds+sing.&cs_layer=2&cs_correct=mean-centering",
      "after mean-centering"),
 ])
@@ -204,6 +220,8 @@ def test_deep_link_opens_the_same_view_in_a_fresh_context(server: str, browser: 
                                                            expect: str) -> None:
     page = open_view(browser, server + url)
     wait_for_chart(page, expect)
+    if "sp_strats=max" in url:  # one strategy: the grid is one row
+        assert scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])["height"] < 2 * GRID_ROW_PX
     assert page.locator("[data-testid='stException']").count() == 0
     page.get_by_text("Reproduce these numbers").first.click()
     link = page.locator("[data-testid='stCode']").last.inner_text()
@@ -398,11 +416,9 @@ def test_task_measures_probe_beside_silhouette_correlations_and_a_tsne_grid(serv
     pairs.context.close()
     maps = open_view(browser, f"{server}/task_measures?tm_tab=Maps&tm_projection=t-SNE&tm_strats=mean&tm_strats=max"
                               "&tm_layers=layer+1&tm_layers=layer+6")
-    maps.wait_for_function("""() => { const el = document.querySelector('.st-key-tm_maps .js-plotly-plot');
-        return el && el.layout.annotations.filter(a => a.text.includes('trust')).length === 4; }""", timeout=120_000)
-    titles = maps.locator(".st-key-tm_maps .js-plotly-plot").evaluate(
-        "el => el.layout.annotations.map(a => a.text).filter(t => t.includes('layer'))")
-    assert len(titles) == 4 and all("trust 0." in t for t in titles)
+    drawn = scatter_grid_drawn(maps, "tm_maps", qualitative.Plotly[:4])
+    assert all(count > 100 for count in drawn["counts"]), drawn  # four maps of the four topics
+    assert 2 * GRID_ROW_PX <= drawn["height"] < 3 * GRID_ROW_PX  # two strategies, two layers
     for view in (maps,):
         assert view.locator("[data-testid='stException']").count() == 0
     maps.context.close()
@@ -422,7 +438,7 @@ def test_a_warm_first_visit_to_sentence_pooling_runs_no_model(browser: Browser, 
         home.context.close()
         page = open_view(browser, f"{app.url}/sentence_pooling")  # a new visitor
         wait_for_chart(page, "silhouette (cosine) per strategy × layer")
-        assert page.locator(".st-key-sp_grid .js-plotly-plot").count() == 1
+        assert all(count > 100 for count in scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])["counts"])
         assert log.read_text().count("model run") == runs_before  # the grid came from the warm-up: no encoding
         page.context.close()
 
@@ -565,7 +581,8 @@ def test_every_page_fits_1280_by_720_at_150_percent(server: str, browser: Browse
         overflow = page.evaluate("""() => { const main = document.querySelector('[data-testid=stMain]');
             const edge = main.getBoundingClientRect().right + 1;
             return {scroll: main.scrollWidth > main.clientWidth + 1, wide: Array.from(document.querySelectorAll(
-              '.js-plotly-plot, [data-testid=stTable], [data-testid=stButton], [data-testid=stDownloadButton]'))
+              '.js-plotly-plot, [data-testid=stVegaLiteChart], [data-testid=stTable], [data-testid=stButton], '
+              + '[data-testid=stDownloadButton]'))
               .filter(e => e.getBoundingClientRect().right > edge).length}; }""")
         assert overflow == {"scroll": False, "wide": 0}, (entry.url_path, overflow)
         assert page.locator("[data-testid='stException']").count() == 0

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import chart, open_page
+from conftest import chart, open_page, scatter_grid
 
 from bertviz_core.corpora import news_topics
 from bertviz_core.pooling import POOLINGS
@@ -23,22 +23,28 @@ SINGLE = [name for name, p in POOLINGS.items() if not p.per_layer]  # the bundle
 
 
 def grid_titles(at) -> list[str]:
-    return [a["text"] for a in chart(at, "sp_grid")["layout"]["annotations"] if a["text"].strip()]
+    """Each panel's title, "strategy · layer\nscores", in the grid's order."""
+    return list(scatter_grid(at)[1]["tiles"]["title"])
 
 
 def test_default_grid_scores_and_best_cell() -> None:
     at = open_page(PAGE)
     titles = grid_titles(at)
     assert len(titles) == len(PER_LAYER) * 4 + len(SINGLE)  # per-layer strategies x 4 layers, the others once
-    assert titles[0].startswith("0 · embeddings<br>all identical") and all(" · sil " in t for t in titles)
-    layout = chart(at, "sp_grid")["layout"]
-    axes = sorted((k for k in layout if k.startswith("yaxis")), key=lambda k: int(k[5:] or 1))
-    row_names = [layout[k]["title"]["text"] for k in axes if layout[k].get("title", {}).get("text")]
-    assert row_names == PER_LAYER + SINGLE  # each row named once, beside its first panel
-    first, labels = chart(at, "sp_grid")["data"][0], list(news_topics()["label"])
-    assert [row[1] for row in first["customdata"]] == labels  # hover names each point's label
-    colour = dict(zip(labels, first["marker"]["color"]))
-    assert len(set(colour.values())) == 4 and [colour[label] for label in labels] == first["marker"]["color"]
+    assert titles[0].startswith("cls · 0 · embeddings\nall identical") and all(" · sil " in t for t in titles)
+    # a row per per-layer strategy (4 columns), then the one-vector strategies, in registry order
+    assert [t.split(" · ")[0] for t in titles] == [s for s in PER_LAYER for _ in range(4)] + SINGLE
+    spec, data = scatter_grid(at)
+    labels, points = list(news_topics()["label"]), data["points"]
+    assert list(points["label"]) == labels * len(titles)
+    # hover shows each point's text, long ones cut short
+    assert all(text.startswith(shown.removesuffix("…")) and len(shown) <= 90
+               for shown, text in zip(points["text"][:160], news_topics()["text"]))
+    colour = spec["layer"][-1]["encoding"]["color"]
+    assert colour["field"] == "label" and colour["scale"]["domain"] == sorted(set(labels))
+    assert len(set(colour["scale"]["range"])) == 4
+    # four panels to a row: the tiles' left edges repeat every four panels
+    assert list(data["tiles"]["x"][:8].round(2)) == [0.02, 1.02, 2.02, 3.02] * 2
     scores = chart(at, "sp_scores")
     assert scores["data"][0]["y"] == PER_LAYER
     assert any(s["type"] == "rect" for s in scores["layout"]["shapes"])
@@ -50,7 +56,7 @@ def test_default_grid_scores_and_best_cell() -> None:
 def test_layers_show_in_order_whatever_order_they_were_added() -> None:
     at = open_page(PAGE)
     at.multiselect(key="sp_layers").set_value([6, 1, 3]).run()
-    assert [t.split("<br>")[0] for t in grid_titles(at)][:3] == ["layer 1", "layer 3", "layer 6"]
+    assert [t.split("\n")[0] for t in grid_titles(at)][:3] == ["cls · layer 1", "cls · layer 3", "cls · layer 6"]
 
 
 def test_changing_layers_and_strategies_does_not_re_encode(model_calls: list[int]) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import chart, open_page, open_vocabulary
+from conftest import open_page, open_vocabulary, scatter_grid
 
 from bertviz_core import Encoder, load_encoder
 from bertviz_core.corpora import news_topics, read_table
@@ -226,7 +226,7 @@ def test_uploads_warn_about_truncation_and_cap_label_colours(monkeypatch: pytest
     csv = corpus.assign(label=labels).to_csv(index=False).encode()
     at.file_uploader(key="sp_upload").set_value(("many.csv", csv, "text/csv")).run()
     assert not at.exception and "the other 11 are drawn as “other”" in " ".join(i.value for i in at.info)
-    legend = [trace for trace in chart(at, "sp_grid")["data"] if trace.get("name")]
+    legend = scatter_grid(at)[0]["layer"][-1]["encoding"]["color"]["scale"]["domain"]
     assert len(legend) == MAX_COLOURS
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import charts, open_page
+from conftest import charts, open_page, scatter_grid
 from scipy.stats import spearmanr
 from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression
@@ -183,6 +183,12 @@ def test_the_page_shows_both_grids_and_settings_run_no_model(model_calls: list[i
     runs = len(model_calls)
     at.radio(key="tm_correction").set_value("mean-centering").run()
     assert len(model_calls) == runs and "mean-centering" in str(charts(at)["tm_corr_fixed"]["layout"]["title"])
+    at.session_state["tm_tab"] = "Maps"
+    at.session_state["tm_strats"], at.session_state["tm_layers"] = ["mean", "max"], [1, 6]
+    at.run()
+    titles = list(scatter_grid(at)[1]["tiles"]["title"])  # every map titled with its trustworthiness
+    assert [t.split("\n")[0] for t in titles] == ["mean · layer 1", "mean · layer 6", "max · layer 1", "max · layer 6"]
+    assert all(t.split("\n")[1].startswith("trust 0.") for t in titles) and not at.exception
 
 
 def test_the_page_answers_bad_uploads_with_a_message() -> None:
