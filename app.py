@@ -2,7 +2,7 @@
 import streamlit as st
 
 from bertviz_core.page_registry import PAGES
-from ui import PRESENT, model_key, model_sidebar, preload_encoder, presentation_style
+from ui import PRESENT, model_key, model_sidebar, page_running, preload_encoder, presentation_style
 
 st.set_page_config(page_title="BERT Embedding Explorer", page_icon="🔎", layout="wide",
                    initial_sidebar_state="collapsed" if st.query_params.get(PRESENT) == "true" else "auto")
@@ -11,5 +11,6 @@ page = st.navigation([st.Page(entry.file, title=entry.title, icon=entry.icon, de
                       for entry in PAGES])
 model_sidebar()
 presentation_style()
-page.run()
+with page_running():  # the background warm-up waits while a page runs
+    page.run()
 preload_encoder(*model_key())  # the first page opens without the model; it loads now, in the background

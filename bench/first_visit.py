@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
-from playwright.sync_api import Browser, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 from bertviz_core.page_registry import PAGES  # noqa: E402
 
@@ -40,13 +40,18 @@ SETTLED = """() => { const app = document.querySelector('[data-testid="stApp"]')
 WARM_UP_OFF = "Overview, no warm-up"
 
 
-def visit(browser: Browser, url: str) -> float:
-    """Seconds from navigation start to the page's last DOM change, the page settled."""
+def open_settled(browser: Browser, url: str) -> tuple[Page, float]:
+    """A new visitor's page at ``url``, and the seconds from navigation start to its last DOM change, settled."""
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     page.add_init_script(f"({OBSERVE})()")
     page.goto(url)
     page.wait_for_function(SETTLED, timeout=300_000, polling=100)
-    seconds = page.evaluate("window.__last") / 1000
+    return page, page.evaluate("window.__last") / 1000
+
+
+def visit(browser: Browser, url: str) -> float:
+    """Seconds from navigation start to the page's last DOM change, the page settled."""
+    page, seconds = open_settled(browser, url)
     page.context.close()
     return seconds
 

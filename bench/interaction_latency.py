@@ -104,16 +104,18 @@ def page_changes(mlm: str) -> dict[str, tuple[str, Callable[[Page, int], None]]]
             for entry in PAGES if (change := CHANGES[entry.url_path]) for what, query, act in [change]}
 
 
+def timed_change(page: Page, act: Callable[[Page, int], None], i: int) -> float:
+    """Milliseconds from the input of change ``i`` to the page settled (OBSERVE must be installed)."""
+    t0 = page.evaluate("window.__input = 0; performance.now()")
+    act(page, i)
+    page.wait_for_function(SETTLED, arg=t0, timeout=60_000, polling=50)
+    return page.evaluate("window.__last - window.__input")
+
+
 def measure(page: Page, act: Callable[[Page, int], None], changes: int) -> list[float]:
     wait_idle(page, settle_ms=1000)
     page.evaluate(OBSERVE)
-    times = []
-    for i in range(changes):
-        t0 = page.evaluate("window.__input = 0; performance.now()")
-        act(page, i)
-        page.wait_for_function(SETTLED, arg=t0, timeout=60_000, polling=50)
-        times.append(page.evaluate("window.__last - window.__input"))
-    return times
+    return [timed_change(page, act, i) for i in range(changes)]
 
 
 def summary(times: list[float]) -> tuple[float, float, float]:

@@ -298,10 +298,11 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
         "datasets": {"points": data[["gx", "gy", "label", "text"]].astype({"gx": "float32", "gy": "float32"}),
                      "tiles": pd.DataFrame(tiles)},
         "layer": [
-            {"data": {"name": "tiles"}, "mark": {"type": "rect", "fill": None, "stroke": "#cbd5e1"},
+            # hover is for the points only (Streamlit's theme would give every mark a tooltip)
+            {"data": {"name": "tiles"}, "mark": {"type": "rect", "fill": None, "stroke": "#cbd5e1", "tooltip": False},
              "encoding": {"x": {**x, "field": "x"}, "x2": {"field": "x2"}, "y": {**y, "field": "y"},
                           "y2": {"field": "y2"}}},
-            {"data": {"name": "tiles"}, "mark": {"type": "text", "fontSize": font_px, "color": "#31333f",
+            {"data": {"name": "tiles"}, "mark": {"type": "text", "fontSize": font_px, "color": "#31333f", "tooltip": False,
                                                  "baseline": "top", "dy": 4, "lineBreak": "\n", "lineHeight": line_px,
                                                  # a title longer than its tile ends in "…"
                                                  "limit": {"expr": "scale('x', datum.x2) - scale('x', datum.x)"}},

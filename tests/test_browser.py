@@ -116,6 +116,19 @@ def scatter_grid_drawn(page: Page, key: str, colours: list[str]) -> dict:
     return page.evaluate(GRID_PIXELS, [key, colours])
 
 
+def hover_text(page: Page, key: str) -> str | None:
+    """The tooltip of the first point found under the pointer, moved over the first panel of a grid of scatters."""
+    box = page.locator(f".st-key-{key} canvas").bounding_box()
+    for dx in range(10, int(box["width"] / 4), 5):
+        for dy in range(50, int(GRID_ROW_PX), 5):
+            page.mouse.move(box["x"] + dx, box["y"] + dy)
+            shown = page.evaluate("""() => { const tip = document.querySelector('#vg-tooltip-element.visible');
+                return tip ? tip.innerText : null; }""")
+            if shown:
+                return shown
+    return None
+
+
 def test_layer_values_page_renders_histogram_layers_and_outliers(server: str, browser: Browser) -> None:
     page = open_view(browser, f"{server}/layer_values")
     summaries = plotly_summaries(page, 3)
@@ -171,6 +184,8 @@ def test_sentence_pooling_grid_and_scores(server: str, browser: Browser) -> None
     rows = len(POOLINGS)  # the bundled model has a pooler: a row per strategy
     assert all(count > 100 for count in drawn["counts"]), drawn  # every topic's colour is drawn
     assert drawn["height"] >= rows * GRID_ROW_PX and drawn["width"] > 700  # a row per strategy, the page's width
+    assert hover_text(page, "sp_grid") in {f"text\t\n{text}\n\nlabel\t\n{label}"
+                                           for text, label in zip(news_topics()["text"], news_topics()["label"])}
     scores = plotly_summaries(page, 2)[0]
     assert scores["title"].startswith("silhouette") and scores["type"] == "heatmap"
     assert page.get_by_text("A tie", exact=False).count() == 1  # mean and mean_sqrt_len always tie

@@ -1,9 +1,12 @@
 """One Encoder shared by many threads with mixed calls; caches that stay bounded."""
 from __future__ import annotations
 
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pytest
 
 from bertviz_core import Encoder
 from bertviz_core.corpora import TUTORIAL
@@ -63,3 +66,18 @@ def test_the_shared_store_keeps_its_arrays_within_the_byte_budget(bundled: Encod
     assert 0 < ui.result_store().used <= ui.result_store().budget
     assert len(ui.result_store()) == (1 << 20) // ui.nbytes(one)
     ui.result_store.clear()
+
+
+def test_the_warm_up_waits_while_a_page_runs_and_a_moment_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ui
+
+    monkeypatch.setattr(ui, "QUIET_S", 0.3)
+    resumed: list[float] = []
+    waiter = threading.Thread(target=lambda: (ui.wait_for_quiet(), resumed.append(time.monotonic())))
+    with ui.page_running():
+        waiter.start()
+        time.sleep(0.5)
+        assert not resumed  # a page is running: the warm-up's next step waits
+    ended = time.monotonic()
+    waiter.join(5)
+    assert resumed and resumed[0] - ended >= 0.3  # and waits QUIET_S more after it ends

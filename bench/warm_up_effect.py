@@ -1,0 +1,82 @@
+"""What the background warm-up costs a visitor: the first page, and the interaction of a visitor already working
+while it runs, beside a server with the warm-up off, in one run.
+
+    .venv/bin/python bench/warm_up_effect.py [--repeats 2] [--after 10] [--think 1.5]
+
+Per repeat, two fresh servers, warm-up on and off. A visitor opens Tokenization straight away (its first visit
+loads the model, after which the warm-up starts in the background) and then toggles the padding option
+again and again, ``--think`` seconds after each change settled (the warm-up yields to a page that ran in
+the last second, so a visitor clicking without pause would hold it off for good), each change timed as
+bench/interaction_latency.py times one: with the warm-up on, every
+change until the run log says "warm-up done" counts as *during*, then ``--after`` more as *after*; with it
+off, as many changes as the other server had in all. Prints the first visit's seconds and the changes'
+median and spread (25th-75th percentile) per case, and the ratio of each to the warm-up-off server.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
+
+from first_visit import open_settled  # noqa: E402
+from interaction_latency import OBSERVE, summary, timed_change, toggle  # noqa: E402
+from live_app import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+PAD = toggle("Pad to a fixed length T")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--after", type=int, default=10)
+    parser.add_argument("--think", type=float, default=1.5)
+    args = parser.parse_args()
+    first: dict[str, list[float]] = {"warm-up off": [], "warm-up on": []}
+    times: dict[str, list[float]] = {"warm-up off": [], "during the warm-up": [], "after the warm-up": []}
+    with sync_playwright() as pw, tempfile.TemporaryDirectory() as folder:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for repeat in range(args.repeats):
+            log = Path(folder) / f"runs{repeat}.log"
+            with running_app(env={"BERTVIZ_RUN_LOG": str(log), "BERTVIZ_WARM_UP": "1"}, timeout=120) as app:
+                page, seconds = open_settled(browser, f"{app.url}/tokenization")
+                first["warm-up on"].append(seconds)
+                page.evaluate(OBSERVE)
+                during: list[float] = []
+                after: list[float] = []
+                while len(after) < args.after:
+                    done = "warm-up done" in log.read_text()  # once written, it stays
+                    (after if done else during).append(timed_change(page, PAD, len(during) + len(after)))
+                    page.wait_for_timeout(args.think * 1000)
+                times["during the warm-up"] += during
+                times["after the warm-up"] += after
+                total = len(during) + len(after)
+                page.context.close()
+            with running_app(env={"BERTVIZ_WARM_UP": "0"}, timeout=120) as app:
+                page, seconds = open_settled(browser, f"{app.url}/tokenization")
+                first["warm-up off"].append(seconds)
+                page.evaluate(OBSERVE)
+                for i in range(total):
+                    times["warm-up off"].append(timed_change(page, PAD, i))
+                    page.wait_for_timeout(args.think * 1000)
+                page.context.close()
+        browser.close()
+    off = statistics.median(first["warm-up off"])
+    print("first visit to Tokenization on a fresh server, seconds (median, min-max):")
+    for name, values in first.items():
+        print(f"  {name:20} {statistics.median(values):6.2f} {min(values):.2f}-{max(values):.2f}"
+              f" {statistics.median(values) / off:6.2f}x")
+    off = statistics.median(times["warm-up off"])
+    print("padding toggles on Tokenization, ms (median, p25-p75, changes):")
+    for name, values in times.items():
+        median, lo, hi = summary(values)
+        print(f"  {name:20} {median:6.0f} {lo:.0f}-{hi:.0f} {len(values):4d} {median / off:6.2f}x")
+
+
+if __name__ == "__main__":
+    main()
