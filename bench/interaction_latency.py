@@ -64,6 +64,12 @@ def toggle(label: str) -> Callable[[Page, int], None]:
     return lambda page, i: page.get_by_text(label, exact=True).click()
 
 
+def choose(label: str, options: tuple[str, str]) -> Callable[[Page, int], None]:
+    """Radio ``label``'s two options in turn (clicking the chosen one again would change nothing)."""
+    return lambda page, i: (page.locator("[data-testid='stRadio']").filter(has_text=label)
+                            .locator("label").filter(has_text=options[i % 2]).click())
+
+
 def multiselect_last(label: str, option: str) -> Callable[[Page, int], None]:
     def act(page: Page, i: int) -> None:
         box = page.locator("[data-testid='stMultiSelect']").filter(has_text=label).locator("input")
@@ -89,7 +95,7 @@ CHANGES: dict[str, tuple[str, str, Callable[[Page, int], None]] | None] = {
     "word_similarity": ("strategy", "", select("Word vector", ("layer 1", "layer 2"))),
     "similar_contexts": ("layer", "?sc_layer_left=2", slider),
     "sentence_pooling": ("layers", "", multiselect_last("Layers", TOP_LAYER)),
-    "task_measures": ("probe score", "", toggle("macro-F1")),
+    "task_measures": ("probe score", "", choose("Probe score", ("macro-F1", "accuracy"))),
     "compare_sentences": ("layer", "?cs_layer=4", slider),
 }
 
