@@ -85,8 +85,9 @@ _pages_lock = threading.Lock()
 
 @contextmanager
 def page_running() -> Iterator[None]:
-    """Around each page's run (app.py), so that the warm-up yields to visitors: it measured 2.1x slower
-    interaction while the warm-up ran alongside (bench/warm_up_effect.py)."""
+    """Around each page's run (app.py), so that the warm-up yields to visitors: without it a change made while
+    the warm-up ran took 2.8x as long (bench/warm_up_effect.py). A fragment's rerun is not counted: it does
+    not run app.py, and the fragments here draw from cached numbers."""
     with _pages_lock:
         _pages_running["count"] += 1
     try:
@@ -754,7 +755,8 @@ def scatter_grid(panels: list[Any], cols: int, labels: list[str] | None, texts: 
     spec, data = figures.pca_grid_spec(panels, cols, labels, texts, font_px=17 if presenting() else 12)
     with st.container(key=key):  # the chart itself carries no key on the page
         st.vega_lite_chart(spec=spec, key=f"{key}_chart", width="stretch")
-    download_csv(data.drop(columns=["panel", "gx", "gy"]).rename(columns={"title": "panel"}), csv_label, csv_name,
+    points = data.assign(title=data["title"].astype(str).str.replace("\n", " · "))  # one line per panel name
+    download_csv(points.drop(columns=["panel", "gx", "gy"]).rename(columns={"title": "panel"}), csv_label, csv_name,
                  f"{key}_csv")
 
 

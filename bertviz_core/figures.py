@@ -26,6 +26,11 @@ def plains(texts: Iterable[str]) -> list[str]:
     return [plain(t) for t in texts]
 
 
+def hover_texts(texts: Iterable[str]) -> list[str]:
+    """Texts as a hover shows them: at most 90 characters, a longer one cut with "…"."""
+    return [t if len(t) <= 90 else t[:87] + "…" for t in texts]
+
+
 def layer_label(layer: int | None) -> str:
     """Layer 0 is the embedding layer's output, layer k the output of transformer layer k; None is a
     layer-independent strategy's single vector."""
@@ -205,7 +210,7 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
     plot_px = panel_px * rows + 10  # figure height less the top and bottom margins
     gap_x, gap_y = 0.04, 45 / plot_px  # 45 px between rows: room for a two-line panel title
     width, height = (1 - gap_x * (cols - 1)) / cols, (1 - gap_y * (rows - 1)) / rows
-    hover = [t if len(t) <= 90 else t[:87] + "…" for t in texts]
+    hover = hover_texts(texts)
     groups = sorted(set(labels)) if labels is not None else []
     palette = qualitative.Plotly + qualitative.D3
     colour = {group: palette[g % len(palette)] for g, group in enumerate(groups)}
@@ -252,7 +257,7 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
 
     Each panel is scaled into its own tile (as plotly scales each subplot's axes) under its title,
     "row name · title", in ``font_px`` text; points coloured by label (grey without labels), hover shows the
-    text and label.
+    text and label. Canvas text and Vega's tooltips show markup as typed, so texts need no ``plain``.
     One view rather than a facet per panel because only a single view stretches to the page's width.
     Side by side in headless Chromium (bench/grid_drawing.py), redrawing 22 panels this way takes about
     a quarter of the time plotly's subplots take, SVG or WebGL: one canvas instead of thousands of SVG
@@ -260,7 +265,7 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
     """
     ordered = sorted(panels, key=lambda p: (p.row, p.col))
     rows = max(panel.row for panel in ordered)
-    hover = [t if len(t) <= 90 else t[:87] + "…" for t in texts]
+    hover = hover_texts(texts)
     named = labels is not None
     row_px = GRID_ROW_PX if cols <= 4 else max(GRID_ROW_MIN_PX, GRID_ROW_PX * 4 // cols)
     line_px = font_px + 3
@@ -274,7 +279,7 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
         title = f"{panel.row_name} · {panel.title}" if panel.row_name else panel.title
         points.append(pd.DataFrame({
             "panel": i, "title": title, "x": panel.coords[:, 0], "y": panel.coords[:, 1],
-            "label": list(labels) if named else "text", "text": hover,
+            "label": list(labels) if named else "", "text": hover,
             "gx": left + inner * (0.04 + 0.92 * unit[:, 0]),
             "gy": top + (1 - title_share - GRID_GAP) * (0.96 - 0.92 * unit[:, 1])}))
         tiles.append({"x": left, "x2": left + inner, "y": top, "y2": panel.row - GRID_GAP, "cx": left + inner / 2,
@@ -309,8 +314,8 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
              "encoding": {"x": {**x, "field": "cx"}, "y": {**y, "field": "ty"}, "text": {"field": "title"}}},
             {"data": {"name": "points"}, "mark": {"type": "circle", "size": 22, "opacity": 0.8},
              "encoding": {"x": {**x, "field": "gx"}, "y": {**y, "field": "gy"}, "color": colour,
-                          "tooltip": [{"field": "text", "type": "nominal"},
-                                      {"field": "label", "type": "nominal"}]}},
+                          "tooltip": [{"field": "text", "type": "nominal"}]
+                          + ([{"field": "label", "type": "nominal"}] if named else [])}},
         ],
         "config": {"legend": {"orient": "top", "labelFontSize": font_px + 1}},
     }

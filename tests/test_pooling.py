@@ -147,6 +147,7 @@ def test_the_scatter_grid_keeps_each_panels_points_in_its_own_tile() -> None:
     assert list(spec["datasets"]["points"].columns) == ["gx", "gy", "label", "text"]
     no_labels, _ = pca_grid_spec(panels, 2, None, [f"text {i}" for i in range(6)])
     assert no_labels["layer"][-1]["encoding"]["color"] == {"value": "#64748b"}
+    assert no_labels["layer"][-1]["encoding"]["tooltip"] == [{"field": "text", "type": "nominal"}]  # no label to show
 
 
 def test_built_in_corpus_and_upload_parsing() -> None:
