@@ -175,7 +175,11 @@ def agreement(first: Verdict | None, second: Verdict | None, first_name: str, se
         return ""
     shared = [cell for cell in first.cells if cell in second.cells]
     if shared:
-        return f"**They agree**: {_named(shared)} is on top by both {first_name} and {second_name}."
+        if not first.tie and not second.tie:
+            return f"**They agree**: {_named(shared)} is on top by both {first_name} and {second_name}."
+        standing = " and ".join(f"{'among the tied best' if verdict.tie else 'the best'} by {name}"
+                                for verdict, name in ((first, first_name), (second, second_name)))
+        return f"**They agree**: {_named(shared)} {'are' if len(shared) > 1 else 'is'} {standing}."
     return (f"**They disagree**: {first_name} puts {_named(first.cells)} on top, {second_name} "
             f"{_named(second.cells)}. The probe measures what a linear classifier can read from the vectors; the "
             "silhouette, how far apart the classes lie by cosine without any training. For a classifier, trust the "

@@ -20,9 +20,10 @@ from bertviz_core.corpora import news_topics, read_pairs, sentence_pairs
 from bertviz_core.pooling import POOLINGS
 from bertviz_core.pooling_grid import Cell, cell_vectors, scores_over
 from bertviz_core.projection import PROJECTIONS, project
-from bertviz_core.similarity import fit_correction
+from bertviz_core.similarity import Verdict, fit_correction
 from bertviz_core.task_measures import (
     PROBE_MARGIN,
+    agreement,
     check_pairs,
     correlation,
     distinct_rows,
@@ -93,6 +94,21 @@ def test_the_correlation_equals_scipy_on_the_same_cosines(pooled_news: dict[str,
     ca, cb = a - centred, b - centred
     expected = spearmanr((ca * cb).sum(1) / np.linalg.norm(ca, axis=1) / np.linalg.norm(cb, axis=1), pairs["score"])
     assert correlation(a, b, pairs["score"], "mean-centering", rows) == pytest.approx(expected.statistic, abs=1e-12)
+
+
+@pytest.mark.parametrize(("probe_cells", "silhouette_cells", "said"), [
+    ([("mean", "layer 3")], [("mean", "layer 3")], "**They agree**: mean at layer 3 is on top by both probe and silhouette."),
+    ([("mean", "layer 3"), ("mean", "layer 5")], [("mean", "layer 3")],
+     "**They agree**: mean at layer 3 is among the tied best by probe and the best by silhouette."),
+    ([("cls", "layer 1"), ("mean", "layer 3")], [("mean", "layer 3"), ("cls", "layer 1")],
+     "**They agree**: cls at layer 1, mean at layer 3 are among the tied best by probe and among the tied best by "
+     "silhouette."),
+    ([("mean", "layer 3"), ("mean", "layer 5")], [("max", "layer 2")], "**They disagree**: probe puts mean at layer 3, "
+     "mean at layer 5 on top, silhouette max at layer 2."),
+])
+def test_the_agreement_sentence_says_when_a_top_is_a_tie(probe_cells: list, silhouette_cells: list, said: str) -> None:
+    verdicts = [Verdict(cells, 0.9, 0.05, 0.01) for cells in (probe_cells, silhouette_cells)]
+    assert agreement(*verdicts, "probe", "silhouette").startswith(said)
 
 
 @pytest.mark.parametrize("name", list(PROJECTIONS))
