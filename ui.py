@@ -755,9 +755,8 @@ def scatter_grid(panels: list[Any], cols: int, labels: list[str] | None, texts: 
     spec, data = figures.pca_grid_spec(panels, cols, labels, texts, font_px=17 if presenting() else 12)
     with st.container(key=key):  # the chart itself carries no key on the page
         st.vega_lite_chart(spec=spec, key=f"{key}_chart", width="stretch")
-    points = data.assign(title=data["title"].astype(str).str.replace("\n", " · "))  # one line per panel name
-    download_csv(points.drop(columns=["panel", "gx", "gy"]).rename(columns={"title": "panel"}), csv_label, csv_name,
-                 f"{key}_csv")
+    panel_names = data["title"].astype(str).str.replace("\n", " · ")  # one line per panel name
+    download_csv(data.assign(panel=panel_names)[["panel", "text", "label", "x", "y"]], csv_label, csv_name, f"{key}_csv")
 
 
 def teaching_panel(what: str, code: str) -> None:

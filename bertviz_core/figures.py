@@ -244,6 +244,12 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
     return go.Figure(dict(data=data, layout=layout))
 
 
+def unit_square(coords: np.ndarray) -> np.ndarray:
+    """(n, 2) coordinates scaled axis by axis into [0, 1]; an axis without spread (all points alike) at 0.5."""
+    lo, hi = coords.min(axis=0), coords.max(axis=0)
+    return np.where(hi > lo, (coords - lo) / np.where(hi > lo, hi - lo, 1), 0.5)
+
+
 GRID_ROW_PX = 230  # a grid row's height, a two-line title and a panel, up to four panels a row;
 GRID_ROW_MIN_PX = 140  # lower with more, so that narrower panels are not drawn tall
 GRID_GAP = 0.04  # between panels, in panel widths
@@ -253,7 +259,7 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
                   texts: Sequence[str], font_px: int = 12) -> tuple[dict, pd.DataFrame]:
     """PCA scatters in a grid of ``cols`` columns as one Vega-Lite view drawn on a canvas: its spec (with its
     data as named datasets, for ``st.vega_lite_chart``), and its points (a row per point and panel: panel,
-    title, x and y as given, label, text, and the point's place in the grid, gx and gy).
+    title, x and y as given, label, the whole text, and the point's place in the grid, gx and gy).
 
     Each panel is scaled into its own tile (as plotly scales each subplot's axes) under its title,
     "row name · title", in ``font_px`` text; points coloured by label (grey without labels), hover shows the
@@ -273,13 +279,12 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
     points, tiles = [], []
     for i, panel in enumerate(ordered):
         left, top = panel.col - 1 + GRID_GAP / 2, panel.row - 1 + title_share
-        lo, hi = panel.coords.min(axis=0), panel.coords.max(axis=0)
-        unit = np.where(hi > lo, (panel.coords - lo) / np.where(hi > lo, hi - lo, 1), 0.5)  # 0.5: all alike
+        unit = unit_square(panel.coords)
         inner = 1 - GRID_GAP  # the tile's width, and its panel's height in row units
         title = f"{panel.row_name} · {panel.title}" if panel.row_name else panel.title
         points.append(pd.DataFrame({
             "panel": i, "title": title, "x": panel.coords[:, 0], "y": panel.coords[:, 1],
-            "label": list(labels) if named else "", "text": hover,
+            "label": list(labels) if named else "", "text": list(texts),
             "gx": left + inner * (0.04 + 0.92 * unit[:, 0]),
             "gy": top + (1 - title_share - GRID_GAP) * (0.96 - 0.92 * unit[:, 1])}))
         tiles.append({"x": left, "x2": left + inner, "y": top, "y2": panel.row - GRID_GAP, "cx": left + inner / 2,
@@ -300,7 +305,8 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
         # the width fits the page; the height is the panels' alone, the legend above them
         "width": "container", "height": rows * row_px, "autosize": {"type": "fit-x", "contains": "padding"},
         # the browser gets only what it draws
-        "datasets": {"points": data[["gx", "gy", "label", "text"]].astype({"gx": "float32", "gy": "float32"}),
+        "datasets": {"points": data[["gx", "gy", "label"]].astype({"gx": "float32", "gy": "float32"})
+                     .assign(text=pd.Categorical(hover * len(ordered))),  # hover texts, cut short
                      "tiles": pd.DataFrame(tiles)},
         "layer": [
             # hover is for the points only (Streamlit's theme would give every mark a tooltip)

@@ -129,7 +129,8 @@ def test_the_scatter_grid_keeps_each_panels_points_in_its_own_tile() -> None:
     panels = [Panel(2, 1, "one vector\nvar 9%", rng.normal(size=(6, 2)), "pooler"),  # given out of order
               Panel(1, 1, "layer 1\nvar 20%", rng.normal(size=(6, 2)) * 50, "mean"),
               Panel(1, 2, "layer 2\nall identical", np.ones((6, 2)), "mean")]
-    spec, points = pca_grid_spec(panels, 2, list("ababab"), [f"text {i}" for i in range(6)])
+    texts = [f"text {i}" for i in range(5)] + ["a long sentence " * 10]
+    spec, points = pca_grid_spec(panels, 2, list("ababab"), texts)
     tiles = spec["datasets"]["tiles"]
     assert list(tiles["title"]) == ["mean · layer 1\nvar 20%", "mean · layer 2\nall identical",
                                     "pooler · one vector\nvar 9%"]
@@ -145,6 +146,8 @@ def test_the_scatter_grid_keeps_each_panels_points_in_its_own_tile() -> None:
             assert np.ptp(mine["gx"]) > 0.9 * (tile["x2"] - tile["x"])
     assert spec["height"] == 2 * GRID_ROW_PX
     assert list(spec["datasets"]["points"].columns) == ["gx", "gy", "label", "text"]
+    assert list(points["text"]) == texts * 3  # the CSV keeps every text whole; the hover cuts a long one short
+    assert list(spec["datasets"]["points"]["text"][:6]) == texts[:5] + [texts[5][:87] + "…"]
     no_labels, _ = pca_grid_spec(panels, 2, None, [f"text {i}" for i in range(6)])
     assert no_labels["layer"][-1]["encoding"]["color"] == {"value": "#64748b"}
     assert no_labels["layer"][-1]["encoding"]["tooltip"] == [{"field": "text", "type": "nominal"}]  # no label to show
