@@ -8,8 +8,9 @@ server per repeat, its home page opened once (that starts the model loading and 
 views) and left until the warm-up is done (read from BERTVIZ_RUN_LOG); then each page is opened by a new
 visitor, in registry order. The cold home page is also opened once per repeat on a server with the
 warm-up off, to show what the warm-up costs the first visitor. The floor is bench/floor_app.py (one
-slider, one chart): its cold visit on a fresh server, its warm one on the same server a second time. A visit is timed in the page, from navigation
-start to its last DOM change once the script is idle and nothing has changed for 500 ms.
+slider, one chart): its cold visit on a fresh server, its warm one on the same server a second time. A
+visit is timed in the page, from navigation start to its last DOM change once the script is idle and
+nothing has changed for 500 ms.
 Prints medians and spreads (min-max) and the ratio to the floor's median.
 """
 from __future__ import annotations

@@ -12,7 +12,7 @@ points, no model. The candidates:
 - plotly-tiled-webgl: the same with WebGL points;
 - vega-canvas: a Vega-Lite facet chart (st.vega_lite_chart), drawn on a canvas;
 - image: one PNG drawn on the server with Pillow (no hover: the page would add the chosen cell interactive);
-- product: what the page draws now (ui.scatter_grid: a Vega-Lite facet chart on a canvas).
+- product: what the page draws now (ui.scatter_grid: one Vega-Lite view on a canvas, every panel in its tile).
 """
 import os
 import sys
@@ -26,7 +26,7 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bertviz_core import describe  # noqa: E402
-from bertviz_core.figures import Panel, layer_label, pca_grid_figure  # noqa: E402
+from bertviz_core.figures import Panel, layer_label, pca_grid_figure, unit_square  # noqa: E402
 from bertviz_core.pooling import supported_strategies  # noqa: E402
 from bertviz_core.pooling_grid import grid_cells  # noqa: E402
 from ui import scatter_grid  # noqa: E402
@@ -43,12 +43,12 @@ def subplots(panels: list[Panel], rows: int, cols: int, labels: list[str], texts
 
 
 def tiled(panels: list[Panel], rows: int, cols: int, labels: list[str], texts: list[str], kind: str) -> go.Figure:
-    """Every panel in one plot area: each scaled into a unit tile, tiles 0.25 apart; one trace per topic."""
+    """Every panel in one plot area: each scaled into a unit tile, tiles 0.1 apart across and 0.3 down (room for
+    a title); one trace per topic."""
     step_x, step_y = 1.1, 1.3
     xs, ys, annotations, shapes = [], [], [], []
     for panel in panels:
-        lo, hi = panel.coords.min(axis=0), panel.coords.max(axis=0)
-        unit = (panel.coords - lo) / np.where(hi > lo, hi - lo, 1)
+        unit = unit_square(panel.coords)
         x0, y0 = (panel.col - 1) * step_x, -(panel.row - 1) * step_y
         xs.append(x0 + 0.05 + 0.9 * unit[:, 0])
         ys.append(y0 + 0.05 + 0.9 * unit[:, 1])
@@ -99,8 +99,7 @@ def image(panels: list[Panel], rows: int, cols: int, labels: list[str]) -> Image
                             align="center")
         box = (left + pad, top + title, left + tile - pad, top + title + tile - 2 * pad)
         draw.rectangle(box, outline="#cbd5e1", width=2)
-        lo, hi = panel.coords.min(axis=0), panel.coords.max(axis=0)
-        unit = (panel.coords - lo) / np.where(hi > lo, hi - lo, 1)
+        unit = unit_square(panel.coords)
         xs = box[0] + 10 + unit[:, 0] * (box[2] - box[0] - 20)
         ys = box[3] - 10 - unit[:, 1] * (box[3] - box[1] - 20)
         for x, y, colour in zip(xs, ys, colours):
