@@ -20,6 +20,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("BERTVIZ_WARM_UP", "0")
 
 from call_counter import counting_model_runs  # noqa: E402
+from model_family import EXTRAS, FAMILY, build_family  # noqa: E402
 from tiny_models import save_tiny_bert  # noqa: E402,F401 - tests import it from here
 
 from bertviz_core import Encoder, load_encoder  # noqa: E402
@@ -51,6 +52,22 @@ def tiny(tiny_dir: Path) -> Encoder:
 @pytest.fixture(scope="session")
 def tiny_no_pooler(tmp_path_factory: pytest.TempPathFactory) -> Encoder:
     return load_encoder(str(save_tiny_bert(tmp_path_factory.mktemp("nopool"), layers=2, pooler=False)), device=DEVICE)
+
+
+FAMILY_NAMES = [name for m in FAMILY for name in (m.name, f"{m.name}-mlm") if name == m.name or m.mlm] + list(EXTRAS)
+MLM_NAMES = [f"{m.name}-mlm" for m in FAMILY if m.mlm]
+
+
+@pytest.fixture(scope="session")
+def family_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Every model of the model-family fixture (``tests/model_family.py``), saved once: {name: folder}."""
+    return build_family(tmp_path_factory.mktemp("family"))
+
+
+@pytest.fixture(scope="session")
+def family_encoders(family_dirs: dict[str, Path]) -> dict[str, Encoder]:
+    """Each family model loaded once, by name, for the tests that loop over the family."""
+    return {name: load_encoder(str(folder), device=DEVICE) for name, folder in family_dirs.items()}
 
 
 @pytest.fixture
