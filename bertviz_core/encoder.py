@@ -19,10 +19,12 @@ import numpy as np
 import pandas as pd
 import torch
 
-from bertviz_core.encoding import Encoding, ModelInput, check_unicode
+from bertviz_core.encoding import Encoding, ModelInput, check_unicode, trim_offset
 from bertviz_core.masked import MAX_TOP_K, Masks, MaskLens, apply_head, find_masks, lens
 from bertviz_core.neighbours import TokenIndex, build_index
-from bertviz_core.models import ModelInfo, load_mlm_head, load_pretrained, max_length, resolve_device, resolve_source
+from bertviz_core.masked import NO_HEAD_REASON
+from bertviz_core.models import (ModelInfo, load_pretrained, max_length, resolve_device, resolve_source,
+                                 segments_note)
 from bertviz_core.pooling import POOLINGS, BatchStates, check_strategies
 from bertviz_core.vocab import vocabulary_table
 from bertviz_core.word_vectors import Occurrence, check_word, occurrences
@@ -74,16 +76,20 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
 class Encoder:
     """A tokenizer and a BERT-family model on one device, safe to share between threads."""
 
-    def __init__(self, tokenizer: PreTrainedTokenizerBase, model: PreTrainedModel, info: ModelInfo) -> None:
+    def __init__(self, tokenizer: PreTrainedTokenizerBase, model: PreTrainedModel, info: ModelInfo,
+                 head: torch.nn.Module | None = None) -> None:
         self.tokenizer = tokenizer
         self.model = model
         self.info = info
+        self._head = head  # the masked-language-model head (models.MaskedLMHead), None when there is none
+        # Why the model sees segment 0 throughout (None when it uses segments): token type ids are passed
+        # to the model, and shown, only where the model has them and its tokenizer gives them.
+        self.segments_note = segments_note(tokenizer, model.config)
+        self.uses_segments = self.segments_note is None
         self._lock = threading.Lock()
         self._vocabulary: pd.DataFrame | None = None
         self._eager_lock = threading.Lock()
         self._eager: PreTrainedModel | None = None
-        self._head_lock = threading.Lock()
-        self._head: torch.nn.Module | None = None
         self._vocab_tokens: list[str] | None = None
 
     # ---- input side -------------------------------------------------------------------
@@ -97,12 +103,15 @@ class Encoder:
                 [texts[i] for i in long], [pairs[i] for i in long] if pairs else None,
                 truncation="longest_first", max_length=self.info.max_length, **kwargs,
             ) if long else None
-        result = [self._tokenized(full, i, 0) for i in range(len(texts))]
+        sources = [(text, pairs[i] if pairs else "") for i, text in enumerate(texts)]
+        result = [self._tokenized(full, i, 0, sources[i]) for i in range(len(texts))]
         for row, i in enumerate(long):
-            result[i] = self._tokenized(cut, row, len(full["input_ids"][i]) - len(cut["input_ids"][row]))
+            result[i] = self._tokenized(cut, row, len(full["input_ids"][i]) - len(cut["input_ids"][row]), sources[i])
         return result
 
-    def _tokenized(self, batch, row: int, dropped: int) -> ModelInput:
+    def _tokenized(self, batch, row: int, dropped: int, sources: tuple[str, str]) -> ModelInput:
+        """One text (or pair) of a tokenizer batch as a ``ModelInput``; ``sources`` are its two texts, which the
+        offsets are trimmed against (see ``encoding.trim_offset``)."""
         ids = list(batch["input_ids"][row])
         sequence_ids = batch.sequence_ids(row)
         raw_words = batch.word_ids(row)
@@ -111,8 +120,9 @@ class Encoder:
         return ModelInput(
             tokens=self.tokenizer.convert_ids_to_tokens(ids),
             ids=ids,
-            segments=list(batch["token_type_ids"][row]),
-            offsets=[tuple(o) for o in batch["offset_mapping"][row]],
+            segments=list(batch["token_type_ids"][row]) if self.uses_segments else [0] * len(ids),
+            offsets=[o if s is None else trim_offset(sources[s], *o)
+                     for o, s in zip(batch["offset_mapping"][row], sequence_ids)],
             word_ids=word_ids,
             special=[s is None for s in sequence_ids],
             dropped=dropped,
@@ -212,11 +222,10 @@ class Encoder:
                 special[row, :n] = torch.tensor(items[i].special, dtype=torch.long)
                 mask[row, :n] = 1
             device = self.info.device
+            extra = {"token_type_ids": segments.to(device)} if self.uses_segments else {}
             with torch.inference_mode():
-                out = model(
-                    input_ids=ids.to(device), attention_mask=mask.to(device), token_type_ids=segments.to(device),
-                    output_hidden_states=not attentions, output_attentions=attentions,
-                )
+                out = model(input_ids=ids.to(device), attention_mask=mask.to(device), **extra,
+                            output_hidden_states=not attentions, output_attentions=attentions)
             if attentions:
                 weights = torch.stack(out.attentions, dim=1).float()  # (B, L, heads, T, T)
                 yield Batch(idx, None, mask.to(device), special.to(device), None, weights)
@@ -322,11 +331,11 @@ class Encoder:
         return find_masks(self.inputs([text])[0], text, self.mask_token, self.info.max_length)
 
     def mlm_head(self) -> torch.nn.Module:
-        """The masked-language-model head, loaded on first use and kept; ``ValueError`` explaining why when
-        the checkpoint has none. The encoder itself, and so every other number, is untouched by it."""
-        with self._head_lock:
-            if self._head is None:
-                self._head = load_mlm_head(self.info)
+        """The masked-language-model head, hidden states (..., hidden) -> logits (..., vocab); ``ValueError``
+        explaining why when the checkpoint has none. The encoder itself, and so every other number, is
+        untouched by it."""
+        if self._head is None:
+            raise ValueError(NO_HEAD_REASON.format(name=self.info.name))
         return self._head
 
     def _token_names(self, count: int) -> list[str]:
@@ -373,7 +382,7 @@ def load_encoder(model: str | None = None, device: str = "auto") -> Encoder:
     """
     source = resolve_source(model)
     resolved = resolve_device(device)
-    tokenizer, net, has_pooler, has_mlm_head = load_pretrained(source, resolved)
+    tokenizer, net, has_pooler, head = load_pretrained(source, resolved)
     config = net.config
     info = ModelInfo(
         name=source.name,
@@ -383,10 +392,10 @@ def load_encoder(model: str | None = None, device: str = "auto") -> Encoder:
         num_layers=config.num_hidden_layers,
         hidden_size=config.hidden_size,
         vocab_size=len(tokenizer),
-        max_length=max_length(tokenizer.model_max_length, config.max_position_embeddings),
+        max_length=max_length(tokenizer.model_max_length, config.to_dict()),
         device=resolved,
         has_pooler=has_pooler,
-        has_mlm_head=has_mlm_head,
+        has_mlm_head=head is not None,
         requested=source.requested,
     )
-    return Encoder(tokenizer, net, info)
+    return Encoder(tokenizer, net, info, head)

@@ -8,7 +8,7 @@ final guess appears. Sentence-embedding models such as all-MiniLM-L6-v2 ship wit
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,11 +17,6 @@ import torch
 
 from bertviz_core.encoding import ModelInput
 
-# Key prefixes of a trained MLM head's transform, by family: BERT (cls.predictions) and RoBERTa
-# (lm_head). The decoder is often tied to the word embeddings and absent from a checkpoint, so the
-# transform is what proves a head was saved.
-MLM_HEAD_KEYS: tuple[str, ...] = ("cls.predictions.transform.", "lm_head.dense.")
-HEAD_MODULES: tuple[str, ...] = ("cls", "lm_head")  # the attribute of a *ForMaskedLM model holding its head
 MAX_MASKS = 10  # each mask is guessed without the others, so more leave too little context to read
 MAX_TOP_K = 50  # the lens keeps this many guesses per layer; a view shows any k up to it
 NO_HEAD_REASON = (
@@ -30,11 +25,6 @@ NO_HEAD_REASON = (
     "all-MiniLM-L6-v2 are trained for sentence similarity after pre-training, and the word-guessing head is "
     "dropped when they are saved. Without it there is nothing to guess with: a random head would guess noise."
 )
-
-
-def holds_mlm_head(keys: Iterable[str]) -> bool:
-    """True when checkpoint weight names include a trained MLM head's transform (see ``MLM_HEAD_KEYS``)."""
-    return any(key.startswith(MLM_HEAD_KEYS) for key in keys)
 
 
 @dataclass(frozen=True)
@@ -163,11 +153,12 @@ class MaskLens:
 
 
 def apply_head(head: torch.nn.Module, hidden: torch.Tensor) -> torch.Tensor:
-    """The MLM head's logits for hidden states (..., hidden) → (..., vocab): the transform (dense layer,
-    activation, LayerNorm), then the decoder to the vocabulary with its bias. Exactly what a *ForMaskedLM
-    model applies to its last hidden state."""
+    """The MLM head's logits for hidden states (batch, tokens, hidden) → (batch, tokens, vocab): the
+    architecture's own head code (for BERT the transform, dense layer, activation and LayerNorm, then the
+    decoder to the vocabulary with its bias), exactly what its *ForMaskedLM model applies to its last
+    hidden state."""
     with torch.inference_mode():
-        return head(hidden.to(next(head.parameters()).dtype)).float()
+        return head(hidden).float()
 
 
 def lens(logits: torch.Tensor, position: int, top_k: int, hidden_id: int | None,

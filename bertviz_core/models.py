@@ -18,7 +18,6 @@ from urllib.parse import urlparse
 
 import torch
 
-from bertviz_core.masked import HEAD_MODULES, NO_HEAD_REASON, holds_mlm_head
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -58,7 +57,7 @@ class ModelInfo:
     max_length: int
     device: str
     has_pooler: bool  # True only when the checkpoint really holds pooler weights
-    has_mlm_head: bool  # True only when the checkpoint really holds a masked-language-model head's weights
+    has_mlm_head: bool  # True only when the checkpoint holds a whole masked-language-model head (all its weights)
     requested: str = ""  # the model as the user gave it (a path as typed): what messages and code show
 
 
@@ -190,10 +189,9 @@ def _load_failure(source: ModelSource, err: Exception) -> ValueError:
 
 def load_pretrained(
     source: ModelSource, device: str
-) -> tuple[PreTrainedTokenizerBase, PreTrainedModel, bool, bool]:
-    """Load tokenizer and encoder; return them with ``has_pooler`` and ``has_mlm_head``: pooler weights, and
-    an MLM head's weights, really in the checkpoint. The encoder never loads the head (see ``load_mlm_head``);
-    the loader reports its weights as unexpected keys."""
+) -> tuple[PreTrainedTokenizerBase, PreTrainedModel, bool, torch.nn.Module | None]:
+    """Load tokenizer and encoder; return them with ``has_pooler`` (pooler weights really in the checkpoint)
+    and the masked-language-model head (``mlm_head``), or None when the checkpoint holds no whole head."""
     with _IMPORT_LOCK:  # transformers' lazy module is not safe to import from two threads at once
         from transformers import AutoModel, AutoTokenizer
 
@@ -215,34 +213,86 @@ def load_pretrained(
     pooler = getattr(model, "pooler", None)
     missing = set(loading.get("missing_keys", ()))
     has_pooler = pooler is not None and not any("pooler" in key for key in missing)
-    has_mlm_head = holds_mlm_head(loading.get("unexpected_keys", ()))
     model.eval().to(device)
-    return tokenizer, model, has_pooler, has_mlm_head
+    # Weights the encoder did not use are the only place a head can be: without any, there is none to load.
+    head = mlm_head(source.location, model, local_only) if loading.get("unexpected_keys") else None
+    return tokenizer, model, has_pooler, head
 
 
-def load_mlm_head(info: ModelInfo) -> torch.nn.Module:
-    """The masked-language-model head of a loaded model's checkpoint, alone, on ``info.device``: the
-    transform (dense, activation, LayerNorm) and the decoder to the vocabulary. Read from the files the
-    encoder was loaded from (a hub model is in the local cache by then), so it needs no network. The rest of
-    the *ForMaskedLM model is dropped; the head keeps only the weights it shares (a tied decoder)."""
+def mlm_head(location: str, base: PreTrainedModel, local_only: bool = True) -> torch.nn.Module | None:
+    """The checkpoint's masked-language-model head, decided as transformers decides it: the architecture's
+    *ForMaskedLM class is loaded from the same files, and the head counts only when none of its own weights
+    were missing (a missing one would be random). Returned as ``MaskedLMHead``: the class's own head code
+    applied to given hidden states, with ``base`` (the loaded encoder) standing in for its encoder, so no
+    second copy of the encoder's weights is kept. None when the architecture has no masked-LM class or the
+    checkpoint's head is not whole."""
     with _IMPORT_LOCK:
         from transformers import AutoModelForMaskedLM
 
-    if not info.has_mlm_head:
-        raise ValueError(NO_HEAD_REASON.format(name=info.name))
     try:
         model, loading = AutoModelForMaskedLM.from_pretrained(
-            info.source, trust_remote_code=False, output_loading_info=True, local_files_only=True)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError) as err:
-        raise ValueError(f"Could not load the masked-language-model head of '{info.name}': "
-                         f"{str(err).splitlines()[0][:300]}") from err
-    if holds_mlm_head(loading.get("missing_keys", ())):
-        raise ValueError(NO_HEAD_REASON.format(name=info.name))
-    head = next((getattr(model, name) for name in HEAD_MODULES if hasattr(model, name)), None)
-    if head is None:
-        raise ValueError(f"'{info.name}' ({info.model_type}) keeps its masked-language-model head in a form this "
-                         "page does not read; it reads BERT's and RoBERTa's.")
-    return head.eval().to(info.device)
+            location, trust_remote_code=False, output_loading_info=True, local_files_only=local_only)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError):
+        return None  # e.g. an architecture without a masked-LM class
+    prefix = model.base_model_prefix
+    if any(not key.startswith(f"{prefix}.") for key in loading.get("missing_keys", ())):
+        return None
+    return MaskedLMHead(model, base)
+
+
+class _StatesIn(torch.nn.Module):
+    """Stands in for the encoder inside a *ForMaskedLM model: hands the hidden states it is given (as
+    ``inputs_embeds``) on as the encoder's output, after the encoder's final norm where it has one
+    (ModernBERT's ``final_norm``, which transformers applies after the last layer's hidden state). Other
+    attributes are the real encoder's (DeBERTa's head reads its word embeddings)."""
+
+    def __init__(self, base: PreTrainedModel) -> None:
+        super().__init__()
+        self.base = base
+
+    def forward(self, *args: Any, inputs_embeds: torch.Tensor | None = None, **kwargs: Any) -> Any:
+        from transformers.modeling_outputs import BaseModelOutput
+
+        norm = getattr(self.base, "final_norm", None)
+        return BaseModelOutput(last_hidden_state=inputs_embeds if norm is None else norm(inputs_embeds))
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(self._modules["base"], name)
+
+
+class MaskedLMHead(torch.nn.Module):
+    """A *ForMaskedLM model whose encoder is replaced by ``_StatesIn``: calling it on hidden states
+    (..., tokens, hidden) gives the head's logits (..., tokens, vocab), exactly what the model computes
+    from its last hidden state. The decoder is tied back to the encoder's word embeddings where the model
+    ties them, so the head costs only its own weights."""
+
+    def __init__(self, model: PreTrainedModel, base: PreTrainedModel) -> None:
+        super().__init__()
+        if getattr(model.config, "tie_word_embeddings", False) and model.get_output_embeddings() is not None:
+            model.get_output_embeddings().weight = base.get_input_embeddings().weight
+        setattr(model, model.base_model_prefix, _StatesIn(base))
+        self.model = model.eval().to(base.device)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.model(inputs_embeds=hidden.to(self.model.dtype)).logits
+
+
+def segments_note(tokenizer: PreTrainedTokenizerBase, config: Any) -> str | None:
+    """None when the model really receives segments (token type ids: 0 for a pair's first text, 1 for its
+    second); otherwise the sentence saying why it receives none, and so sees segment 0 throughout: a model
+    without a table of two or more segment embeddings (DistilBERT, RoBERTa, DeBERTa-v3, ModernBERT), or a
+    tokenizer that passes no token type ids (ALBERT's in transformers 5)."""
+    kinds = int(getattr(config, "type_vocab_size", 0) or 0)
+    if kinds < 2:
+        return (f"This model ({config.model_type}) has no segment embeddings: a pair's two texts are told apart "
+                "only by the separator token, and every token counts as segment 0.")
+    if "token_type_ids" not in getattr(tokenizer, "model_input_names", ()):
+        return (f"This model's tokenizer passes no segment ids (token_type_ids) to the model, as transformers does "
+                f"for {config.model_type}: the model receives segment 0 for every token, also a pair's second text.")
+    return None
 
 
 def hub_reachable(timeout: float = HUB_PROBE_SECONDS) -> bool:
@@ -260,20 +310,55 @@ def hub_reachable(timeout: float = HUB_PROBE_SECONDS) -> bool:
         return False
 
 
-def max_length(tokenizer_max: int, positions: int) -> int:
-    """Tokens the model takes: its position table, or less when the tokenizer says so (a huge
-    tokenizer value means "no limit set")."""
+# Model types whose position ids start after the padding id (RoBERTa's scheme): the first pad_token_id + 1
+# rows of the position table are never used for tokens, so fewer positions remain than the table has.
+POSITIONS_AFTER_PADDING: frozenset[str] = frozenset(
+    {"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert", "data2vec-text", "longformer", "ibert", "luke",
+     "mpnet", "roberta-prelayernorm", "xmod"})
+# Config keys for a model's size where an architecture names them differently (DistilBERT: n_layers, dim).
+CONFIG_ALIASES: dict[str, tuple[str, ...]] = {
+    "num_hidden_layers": ("num_hidden_layers", "n_layers", "num_layers"),
+    "hidden_size": ("hidden_size", "dim", "d_model"),
+    "max_position_embeddings": ("max_position_embeddings", "n_positions"),
+}
+
+
+def max_length(tokenizer_max: int, config: dict[str, Any]) -> int:
+    """Tokens the model takes: the positions its table really offers (minus RoBERTa's padding offset), or
+    fewer when the tokenizer says so (a huge tokenizer value means "no limit set")."""
+    positions = config_value(config, "max_position_embeddings")
+    if config.get("model_type") in POSITIONS_AFTER_PADDING:
+        positions -= int(config.get("pad_token_id") or 0) + 1
     return min(tokenizer_max if tokenizer_max < 100_000 else 10**9, positions)
+
+
+def config_value(config: dict[str, Any], key: str) -> Any:
+    """``config[key]`` under any of its names (``CONFIG_ALIASES``); None when the config names none."""
+    return next((config[name] for name in CONFIG_ALIASES.get(key, (key,)) if name in config), None)
+
+
+def checkpoint_keys(folder: Path) -> list[str] | None:
+    """The weight names of a saved model, read without loading the weights (safetensors' header, or a
+    ``pytorch_model.bin`` mapped lazily); None when there is no single weights file."""
+    from safetensors import safe_open
+
+    if (folder / "model.safetensors").is_file():
+        with safe_open(folder / "model.safetensors", framework="numpy") as tensors:
+            return list(tensors.keys())
+    if (folder / "pytorch_model.bin").is_file():
+        return list(torch.load(folder / "pytorch_model.bin", map_location="meta", weights_only=True, mmap=True))
+    return None
 
 
 def describe(model: str | None = None, device: str = "auto") -> ModelInfo | None:
     """A local model's facts (bundled or a directory) read from its files, without importing
     transformers or loading weights: the ``ModelInfo`` that ``load_encoder(model, device).info`` has.
 
-    None where the files cannot tell (a hub id, no tokenizer.json, no safetensors weights): load it.
+    None where the files cannot tell: a hub id, no tokenizer.json or single weights file, sizes the config
+    leaves to the library's defaults, or a checkpoint saved with heads (``architectures`` names a class other
+    than the bare encoder), where only loading decides whether its masked-language-model head is whole.
     Raises ``ValueError`` as ``load_encoder`` does for a missing folder, remote code or a bad device.
     """
-    from safetensors import safe_open
     from tokenizers import Tokenizer
 
     source = resolve_source(model)
@@ -281,26 +366,27 @@ def describe(model: str | None = None, device: str = "auto") -> ModelInfo | None
         return None
     _refuse_remote_code(source)
     folder = Path(source.location)
-    weights, tokenizer_file = folder / "model.safetensors", folder / "tokenizer.json"
-    if not (weights.is_file() and tokenizer_file.is_file()):
-        return None
+    tokenizer_file = folder / "tokenizer.json"
     config = read_config(source)
-    needed = ("model_type", "num_hidden_layers", "hidden_size", "max_position_embeddings")
-    if not all(isinstance(config.get(key), int if key != "model_type" else str) for key in needed):
-        return None  # a config that leans on the library's defaults: loading tells
+    sizes = {key: config_value(config, key) for key in CONFIG_ALIASES}
+    architectures = config.get("architectures")
+    if (not tokenizer_file.is_file() or not isinstance(config.get("model_type"), str)
+            or not all(isinstance(value, int) for value in sizes.values())
+            or not isinstance(architectures, list) or not all(str(a).endswith("Model") for a in architectures)):
+        return None
     settings, tokenizer_max = folder / "tokenizer_config.json", 10**9
     try:
         if settings.is_file():
             tokenizer_max = int(json.loads(settings.read_text(encoding="utf-8")).get("model_max_length", 10**9))
-        with safe_open(weights, framework="numpy") as tensors:
-            keys = list(tensors.keys())
+        keys = checkpoint_keys(folder)
         vocab_size = Tokenizer.from_file(str(tokenizer_file)).get_vocab_size(with_added_tokens=True)
-    except Exception:  # noqa: BLE001 - safetensors and tokenizers raise their own error types; loading says what is wrong
+    except Exception:  # noqa: BLE001 - safetensors, torch and tokenizers raise their own error types; loading says what is wrong
+        return None
+    if keys is None:
         return None
     return ModelInfo(
         name=source.name, source=source.location, kind=source.kind, model_type=config["model_type"],
-        num_layers=config["num_hidden_layers"], hidden_size=config["hidden_size"], vocab_size=vocab_size,
-        max_length=max_length(tokenizer_max, config["max_position_embeddings"]),
-        device=resolve_device(device), has_pooler=any("pooler" in key for key in keys),
-        has_mlm_head=holds_mlm_head(keys), requested=source.requested,
+        num_layers=sizes["num_hidden_layers"], hidden_size=sizes["hidden_size"], vocab_size=vocab_size,
+        max_length=max_length(tokenizer_max, config), device=resolve_device(device),
+        has_pooler=any("pooler" in key for key in keys), has_mlm_head=False, requested=source.requested,
     )

@@ -73,7 +73,7 @@ def test_the_lens_equals_the_head_applied_by_hand_and_its_last_layer_is_fill_mas
             assert answer == fill["id"].iloc[0]
             expected_ranks = (logits[m] > logits[m][:, [answer]]).sum(-1) + 1
             assert (lens.ranks[0] == expected_ranks).all() and lens.ranks[0, -1] == 1
-            np.testing.assert_allclose(lens.probs[0], probs[m][:, answer], atol=1e-6)
+            np.testing.assert_allclose(lens.probs[0], probs[m][:, answer], atol=1e-5)
 
 
 def test_the_hidden_word_is_followed_by_rank(mlm: Encoder, mlm_dir: Path) -> None:
@@ -92,7 +92,8 @@ def test_has_mlm_head_comes_from_the_checkpoint(bundled: Encoder, tiny: Encoder,
     assert not bundled.info.has_mlm_head and bundled.info.has_pooler
     assert not tiny.info.has_mlm_head and tiny.info.has_pooler
     assert mlm.info.has_mlm_head and not mlm.info.has_pooler  # BertForMaskedLM saves no pooler
-    assert describe(str(mlm_dir)) == mlm.info and describe(str(tiny_dir)) == tiny.info
+    assert describe(str(tiny_dir)) == tiny.info
+    assert describe(str(mlm_dir)) is None  # a checkpoint with heads: only loading tells whether its head is whole
     with pytest.raises(ValueError, match="has no masked-language-model head"):
         bundled.fill_mask("The [MASK] is here.")
 
