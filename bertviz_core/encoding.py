@@ -22,6 +22,18 @@ def check_unicode(text: str, what: str = "The text") -> str:
     return text
 
 
+def trim_offset(text: str, start: int, end: int) -> tuple[int, int]:
+    """A token's character span without the whitespace at its ends. SentencePiece-style tokenizers (DeBERTa-v3's
+    "▁bank") and byte-level ones without offset trimming (ModernBERT's "Ġbank") count the space before a word
+    as part of its first piece; trimmed, every architecture's pieces cover exactly the word's characters. A
+    piece that is only whitespace becomes empty, at its end."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
 @dataclass(frozen=True)
 class ModelInput:
     """One model input, unpadded: ``n`` tokens with their ids, segments and character offsets."""
@@ -29,7 +41,7 @@ class ModelInput:
     tokens: list[str]
     ids: list[int]
     segments: list[int]
-    offsets: list[tuple[int, int]]  # (start, end) into the text of its segment; (0, 0) for specials
+    offsets: list[tuple[int, int]]  # (start, end) into the text of its segment, whitespace trimmed; (0, 0) for specials
     word_ids: list[int | None]  # unique across a pair; None for special tokens
     special: list[bool]
     dropped: int  # tokens removed by truncation to the model's maximum length

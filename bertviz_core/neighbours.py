@@ -18,7 +18,7 @@ from scipy import sparse
 from bertviz_core.encoding import Encoding, ModelInput
 from bertviz_core.pooling import POOLINGS
 from bertviz_core.similarity import METRICS
-from bertviz_core.word_vectors import snippet
+from bertviz_core.word_vectors import snippet, word_owners, word_span
 
 INDEX_DTYPE = np.float16
 MIN_CONTEXTS = 5  # a word counts in the corpus' self-similarity when it occurs in this many sentences, as in the paper
@@ -47,18 +47,15 @@ class TokenIndex:
 
 
 def index_rows(inputs: Iterable[ModelInput], texts: Iterable[str]) -> pd.DataFrame:
-    """The ``tokens`` frame of a ``TokenIndex`` for tokenized texts (see there)."""
+    """The ``tokens`` frame of a ``TokenIndex`` for tokenized texts (see there). A token's word is found by its
+    characters (``word_vectors.word_span``), not by the tokenizer's word ids, which differ by architecture
+    (SentencePiece keeps "bank!" as one word), so a word is the same on every model."""
     rows = []
     for sentence, (item, text) in enumerate(zip(inputs, texts)):
-        spans: dict[int, tuple[int, int]] = {}
-        for word, (start, end), special in zip(item.word_ids, item.offsets, item.special):
+        owners = word_owners(text)
+        for position, (token, (start, end), special) in enumerate(zip(item.tokens, item.offsets, item.special)):
             if not special:
-                lo, hi = spans.get(word, (start, end))
-                spans[word] = (min(lo, start), max(hi, end))
-        for position, (token, word, (start, end), special) in enumerate(
-                zip(item.tokens, item.word_ids, item.offsets, item.special)):
-            if not special:
-                word_start, word_end = spans[word]
+                word_start, word_end = word_span(owners, start, end)
                 rows.append((sentence, position, token, text[word_start:word_end], start, end, word_start, word_end))
     frame = pd.DataFrame(rows, columns=["sentence", "position", "token", "word", "start", "end", "word_start",
                                         "word_end"])
@@ -231,9 +228,11 @@ def self_similarity(index: TokenIndex, word: str) -> np.ndarray:
 
 def corpus_self_similarity(index: TokenIndex, min_contexts: int = MIN_CONTEXTS) -> tuple[np.ndarray, int]:
     """The mean self-similarity (see ``self_similarity``) of every word that occurs in at least
-    ``min_contexts`` sentences, at each layer (layers+1,), and how many words that is (NaN, 0 when none)."""
+    ``min_contexts`` sentences, at each layer (layers+1,), and how many words that is (NaN, 0 when none).
+    Punctuation ("." "-" "'": a key without a letter or digit) is no word and is left out, as in Ethayarajh's
+    code."""
     codes, places = _occurrences(index.tokens)
-    spread = places.groupby("key")["sentence"].nunique()
+    spread = places[places["key"].str.contains(r"\w", regex=True)].groupby("key")["sentence"].nunique()
     eligible = spread.index[spread >= min_contexts]
     if not len(eligible):
         return np.full(index.vectors.shape[0], np.nan), 0

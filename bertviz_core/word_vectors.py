@@ -65,6 +65,25 @@ def find_spans(text: str, word: str) -> list[tuple[int, int]]:
     return [m.span() for m in pattern.finditer(text)]
 
 
+def word_owners(text: str) -> list[tuple[int, int] | None]:
+    """For each character of ``text``, the span of the whole word it belongs to (a run of letters and digits,
+    the words ``find_spans`` finds), or None for spaces and punctuation."""
+    owners: list[tuple[int, int] | None] = [None] * len(text)
+    for match in re.finditer(r"\w+", text):
+        owners[match.start():match.end()] = [match.span()] * (match.end() - match.start())
+    return owners
+
+
+def word_span(owners: Sequence[tuple[int, int] | None], start: int, end: int) -> tuple[int, int]:
+    """The whole word a token's characters [start, end) fall in (``owners`` from ``word_owners``): the first word
+    among them, or the token's own span when it holds none (punctuation). An empty span counts the character
+    at ``start``."""
+    for char in range(start, max(end, start + 1)):
+        if char < len(owners) and owners[char] is not None:
+            return owners[char]
+    return start, end
+
+
 def snippet(text: str, start: int, end: int, marks: tuple[str, str] = ("", ""), words: int = CONTEXT_WORDS) -> str:
     """``text[start:end]`` between ``marks`` (e.g. "«", "»"), with up to ``words`` words either side."""
     left = re.search(rf"(?:\S+\s+){{0,{words}}}$", text[:start]).group(0)
