@@ -30,6 +30,9 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 TUTORIAL_IDS = [101, 2044, 11065, 2769, 2013, 1996, 2924, 11632, 1010, 1996, 2924, 27307, 2001,
                 2464, 5645, 2006, 1996, 5900, 2314, 2924, 1012, 102]
 
+# pytest.approx's tolerance for float32 results compared with another computation: float32 kernels differ
+# from one CPU to another by more than approx's default (1e-6 relative).
+F32 = {"rel": 1e-5, "abs": 1e-6}
 # The device the encoder fixtures run on; set BERTVIZ_TEST_DEVICE=cuda to run the core tests on a GPU.
 DEVICE = os.environ.get("BERTVIZ_TEST_DEVICE", "cpu")
 

@@ -6,6 +6,8 @@ import pytest
 import torch
 from transformers import AutoModel, AutoTokenizer
 
+from conftest import F32
+
 from bertviz_core import Encoder
 from bertviz_core.models import bundled_model_dir
 from bertviz_core.similarity import (
@@ -84,7 +86,7 @@ def test_baseline_band_share_below_and_verdict() -> None:
     from bertviz_core.similarity import baseline_band, share_below, verdict
 
     baseline = np.arange(100, dtype=float)
-    assert baseline_band(baseline) == pytest.approx((4.95, 49.5, 94.05))
+    assert baseline_band(baseline) == pytest.approx((4.95, 49.5, 94.05), **F32)
     np.testing.assert_allclose(share_below(baseline, np.array([-1.0, 49.5, 200.0])), [0.0, 0.5, 1.0])
     grid = pd.DataFrame([[0.1, np.nan], [0.7, 0.3]])
     assert verdict(grid, margin=0.01).cells == [("1", "0")]  # NaN ignored

@@ -164,8 +164,8 @@ def test_contextuality_adjusts_by_the_baseline(tiny: Encoder) -> None:
     result = contextuality(index, min_contexts=2)
     table = result.table
     np.testing.assert_allclose(table["self-similarity, adjusted"],
-                               table["self-similarity"] - table["anisotropy baseline"], atol=1e-7)
-    np.testing.assert_allclose(table["intra-sentence similarity"], intra_sentence_similarity(index), atol=1e-7)
+                               table["self-similarity"] - table["anisotropy baseline"], atol=1e-5)
+    np.testing.assert_allclose(table["intra-sentence similarity"], intra_sentence_similarity(index), atol=1e-5)
     assert result.words >= 2 and len(table) == tiny.info.num_layers + 1
 
 

@@ -9,6 +9,8 @@ import torch
 from sklearn.metrics import silhouette_score
 from transformers import AutoModel, AutoTokenizer
 
+from conftest import F32
+
 from bertviz_core import Encoder
 from bertviz_core.corpora import news_topics, read_table
 from bertviz_core.figures import GRID_ROW_PX, Panel, pca_grid_spec
@@ -116,9 +118,9 @@ def test_pca_and_separation_match_sklearn() -> None:
     coords, ratio = pca_2d(x)
     centred = x - x.mean(0)
     eig = np.sort(np.linalg.eigvalsh(np.cov(centred.T)))[::-1]
-    assert ratio == pytest.approx(eig[:2] / eig.sum())
+    assert ratio == pytest.approx(eig[:2] / eig.sum(), **F32)
     assert np.abs(np.abs(coords[:, 0]) - np.abs(centred @ np.linalg.eigh(np.cov(centred.T))[1][:, -1])).max() < 1e-9
-    assert separation(x, labels) == pytest.approx(silhouette_score(x, labels, metric="cosine"))
+    assert separation(x, labels) == pytest.approx(silhouette_score(x, labels, metric="cosine"), **F32)
     assert np.isnan(separation(x, ["a"] * 40))
     same = np.ones((5, 3))
     assert pca_2d(same)[1].tolist() == [0.0, 0.0]
@@ -141,7 +143,7 @@ def test_the_scatter_grid_keeps_each_panels_points_in_its_own_tile() -> None:
         assert ((mine["gx"] > tile["x"]) & (mine["gx"] < tile["x2"])).all()
         assert ((mine["gy"] > tile["y"]) & (mine["gy"] < tile["y2"])).all()
         if i == 1:  # identical points sit in the middle of their tile
-            assert mine["gx"].nunique() == 1 and mine["gx"].iloc[0] == pytest.approx((tile["x"] + tile["x2"]) / 2)
+            assert mine["gx"].nunique() == 1 and mine["gx"].iloc[0] == pytest.approx((tile["x"] + tile["x2"]) / 2, **F32)
         else:  # scaled to fill the tile, whatever the spread: the extreme points near its edges
             assert np.ptp(mine["gx"]) > 0.9 * (tile["x2"] - tile["x"])
     assert spec["height"] == 2 * GRID_ROW_PX

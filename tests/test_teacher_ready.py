@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import chart, open_page
+from conftest import F32, chart, open_page
 
 from bertviz_core import stats
 from bertviz_core.corpora import read_table, sniff_separator
@@ -19,10 +19,10 @@ from bertviz_core.similarity import top_positions, verdict
 def test_a_verdict_needs_a_margin_and_reports_ties() -> None:
     scores = pd.DataFrame({"a": [0.5, 0.7], "b": [0.7 - 1e-9, 0.2]}, index=["x", "y"])
     tie = verdict(scores, margin=0.005)
-    assert tie.tie and set(tie.cells) == {("y", "a"), ("x", "b")} and tie.lead == pytest.approx(0.2)
+    assert tie.tie and set(tie.cells) == {("y", "a"), ("x", "b")} and tie.lead == pytest.approx(0.2, **F32)
     assert top_positions(tie, scores) == [(0, 1), (1, 0)]
     best = verdict(scores.assign(b=[0.6, 0.2]), margin=0.005)
-    assert not best.tie and best.cells == [("y", "a")] and best.lead == pytest.approx(0.1)
+    assert not best.tie and best.cells == [("y", "a")] and best.lead == pytest.approx(0.1, **F32)
     assert np.isnan(verdict(pd.DataFrame({"a": [1.0, 1.0]}), margin=0.01).lead)  # all tie: nothing behind
     assert verdict(pd.DataFrame({"a": [np.nan]}), margin=0.01) is None
 
