@@ -152,13 +152,17 @@ class MaskLens:
         return next(layer for layer in range(len(at_top)) if at_top[layer:].all())
 
 
-def apply_head(head: torch.nn.Module, hidden: torch.Tensor) -> torch.Tensor:
-    """The MLM head's logits for hidden states (batch, tokens, hidden) → (batch, tokens, vocab): the
-    architecture's own head code (for BERT the transform, dense layer, activation and LayerNorm, then the
-    decoder to the vocabulary with its bias), exactly what its *ForMaskedLM model applies to its last
-    hidden state."""
+def apply_head(head: torch.nn.Module, states: torch.Tensor) -> torch.Tensor:
+    """The logit lens' logits for every layer's hidden states (layers+1, masks, hidden) → (layers+1, masks,
+    vocab): the architecture's own head code (for BERT the transform, dense layer, activation and LayerNorm,
+    then the decoder to the vocabulary with its bias), exactly what its *ForMaskedLM model applies to its
+    last hidden state. Where the encoder norms only its last layer's output (``head.final_norm``), the
+    earlier layers' states are normed the same way first."""
     with torch.inference_mode():
-        return head(hidden).float()
+        norm = getattr(head, "final_norm", None)
+        if norm is not None:
+            states = torch.cat([norm(states[:-1]), states[-1:]])
+        return head(states).float()
 
 
 def lens(logits: torch.Tensor, position: int, top_k: int, hidden_id: int | None,

@@ -242,9 +242,8 @@ def mlm_head(location: str, base: PreTrainedModel, local_only: bool = True) -> t
 
 class _StatesIn(torch.nn.Module):
     """Stands in for the encoder inside a *ForMaskedLM model: hands the hidden states it is given (as
-    ``inputs_embeds``) on as the encoder's output, after the encoder's final norm where it has one
-    (ModernBERT's ``final_norm``, which transformers applies after the last layer's hidden state). Other
-    attributes are the real encoder's (DeBERTa's head reads its word embeddings)."""
+    ``inputs_embeds``) on as the encoder's output. Other attributes are the real encoder's (DeBERTa's head
+    reads its word embeddings)."""
 
     def __init__(self, base: PreTrainedModel) -> None:
         super().__init__()
@@ -253,8 +252,7 @@ class _StatesIn(torch.nn.Module):
     def forward(self, *args: Any, inputs_embeds: torch.Tensor | None = None, **kwargs: Any) -> Any:
         from transformers.modeling_outputs import BaseModelOutput
 
-        norm = getattr(self.base, "final_norm", None)
-        return BaseModelOutput(last_hidden_state=inputs_embeds if norm is None else norm(inputs_embeds))
+        return BaseModelOutput(last_hidden_state=inputs_embeds)
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -267,7 +265,11 @@ class MaskedLMHead(torch.nn.Module):
     """A *ForMaskedLM model whose encoder is replaced by ``_StatesIn``: calling it on hidden states
     (..., tokens, hidden) gives the head's logits (..., tokens, vocab), exactly what the model computes
     from its last hidden state. The decoder is tied back to the encoder's word embeddings where the model
-    ties them, so the head costs only its own weights."""
+    ties them, so the head costs only its own weights.
+
+    ``final_norm`` is the norm the encoder applies after its last layer only (ModernBERT's), or None: the
+    last hidden state has been through it, earlier layers' states have not, so the logit lens applies it
+    to those before the head, as the model would if it stopped there."""
 
     def __init__(self, model: PreTrainedModel, base: PreTrainedModel) -> None:
         super().__init__()
@@ -275,6 +277,7 @@ class MaskedLMHead(torch.nn.Module):
             model.get_output_embeddings().weight = base.get_input_embeddings().weight
         setattr(model, model.base_model_prefix, _StatesIn(base))
         self.model = model.eval().to(base.device)
+        self.final_norm: torch.nn.Module | None = getattr(base, "final_norm", None)
 
     def forward(self, hidden: torch.Tensor) -> torch.Tensor:
         return self.model(inputs_embeds=hidden.to(self.model.dtype)).logits

@@ -167,6 +167,7 @@ def _save(folder: Path, model: torch.nn.Module, tokenizer, safe: bool = True) ->
     """``save_pretrained`` of both; ``safe=False`` keeps the weights as a pickled ``pytorch_model.bin`` instead,
     as older checkpoints on the hub are (transformers 5 writes safetensors only)."""
     folder.mkdir(parents=True, exist_ok=True)
+    model = _unit_norms_off(model)
     if safe:
         model.save_pretrained(folder)
     else:
@@ -175,6 +176,18 @@ def _save(folder: Path, model: torch.nn.Module, tokenizer, safe: bool = True) ->
         torch.save(model.state_dict(), folder / "pytorch_model.bin")
     tokenizer.save_pretrained(folder)
     return folder
+
+
+def _unit_norms_off(model: torch.nn.Module) -> torch.nn.Module:
+    """Random scales and shifts for every LayerNorm: freshly made ones are the identity map after
+    normalising, which would hide a norm applied twice (or left out)."""
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, torch.nn.LayerNorm) and module.weight is not None:
+                module.weight.uniform_(0.5, 1.5)
+                if module.bias is not None:
+                    module.bias.normal_(0.0, 0.2)
+    return model
 
 
 def build_family(folder: Path) -> dict[str, Path]:

@@ -12,7 +12,7 @@ import pytest
 import torch
 from conftest import FAMILY_NAMES, MLM_NAMES
 from test_pooling import REFERENCE
-from transformers import AutoModel, AutoTokenizer, pipeline
+from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer, pipeline
 
 from bertviz_core import Encoder, describe, load_encoder
 from bertviz_core.neighbours import contextuality, self_similarity
@@ -182,3 +182,24 @@ def test_describe_reads_the_same_facts_or_defers_to_loading(family_encoders: dic
         assert described is None
     else:
         assert described == family_encoders[name].info
+
+
+@pytest.mark.parametrize("name", MLM_NAMES)
+def test_the_logit_lens_at_layer_k_is_the_model_cut_after_k_layers(family_encoders: dict[str, Encoder],
+                                                                   family_dirs: dict[str, Path], name: str) -> None:
+    """An independent reference for every layer: the masked-LM model loaded with only its first k layers ends
+    with the head (and ModernBERT's final norm) right after layer k, which is what the lens reads there."""
+    enc, folder = family_encoders[name], family_dirs[name]
+    text = f"The {enc.mask_token} by the river."
+    lens = enc.logit_lens(text, 5)[0]
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    inputs = tokenizer(text, return_tensors="pt")
+    position = int((inputs["input_ids"][0] == tokenizer.mask_token_id).nonzero()[0, 0])
+    layer_types = getattr(AutoConfig.from_pretrained(folder), "layer_types", None)
+    for k in range(1, enc.info.num_layers + 1):  # DeBERTa and ModernBERT cannot be built with 0 layers
+        extra = {} if layer_types is None else {"layer_types": layer_types[:k]}
+        cut = AutoModelForMaskedLM.from_pretrained(folder, num_hidden_layers=k, **extra).eval()
+        with torch.no_grad():
+            probs = cut(**inputs).logits[0, position].softmax(-1).numpy()
+        order = np.argsort(-probs, kind="stable")[:5]
+        np.testing.assert_allclose(lens.top_probs[k], probs[order], atol=ATOL, err_msg=f"layer {k}")
