@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # transformers itself is imported by models.load_pretrained, 
 # (bench/embed_throughput.py); a GPU needs larger ones to stay busy. The GPU figures are a moderate
 # guess, not yet measured: no GPU was lent to this project so far.
 BATCH_LIMITS: dict[str, tuple[int, int]] = {"cpu": (2048, 32), "cuda": (16384, 256), "mps": (8192, 128)}
+TOKENIZE_CHUNK = 64  # texts tokenized under one hold of the tokenizer's lock (~10 ms on the CPU)
 ATTENTION_BATCH_BYTES = 256 << 20  # attention weights of one batch, (B, layers, heads, T, T) float32, at most
 
 
@@ -94,7 +95,16 @@ class Encoder:
 
     # ---- input side -------------------------------------------------------------------
     def _tokenize_many(self, texts: list[str], pairs: list[str] | None = None) -> list[ModelInput]:
-        """Tokenize with [CLS]/[SEP], truncated to ``info.max_length``, counting what was cut."""
+        """Tokenize with [CLS]/[SEP], truncated to ``info.max_length``, counting what was cut; in chunks of
+        ``TOKENIZE_CHUNK`` texts, the lock taken per chunk, so another session's tokenizing waits for one
+        chunk at most, never for a whole corpus."""
+        result: list[ModelInput] = []
+        for lo in range(0, len(texts), TOKENIZE_CHUNK):
+            chunk = texts[lo:lo + TOKENIZE_CHUNK]
+            result += self._tokenize_chunk(chunk, pairs[lo:lo + TOKENIZE_CHUNK] if pairs else None)
+        return result
+
+    def _tokenize_chunk(self, texts: list[str], pairs: list[str] | None) -> list[ModelInput]:
         kwargs = dict(return_offsets_mapping=True, return_token_type_ids=True, verbose=False)
         with self._lock:
             full = self.tokenizer(texts, pairs, **kwargs)
@@ -255,7 +265,11 @@ class Encoder:
     ) -> Iterator[tuple[int, Encoding]]:
         """``encode``'s results as (index into texts, Encoding) pairs, batch by batch as they finish (longest
         texts first), so a caller can keep what it needs of each without holding every text's states."""
-        items, texts = self.inputs(texts, text_pairs), list(texts)
+        return self._encode_items(self.inputs(texts, text_pairs), list(texts), progress)
+
+    def _encode_items(self, items: list[ModelInput], texts: list[str],
+                      progress: Callable[[int, int], None] | None = None) -> Iterator[tuple[int, Encoding]]:
+        """``encode_each`` of inputs already tokenized."""
         for batch in self._forward(items, progress):
             hidden, pooler = batch.hidden.cpu().numpy(), batch.pooler
             for row, i in enumerate(batch.indices):
@@ -272,7 +286,8 @@ class Encoder:
         texts = _check_texts(texts)
         if not texts:
             raise ValueError("The corpus is empty: give at least one text to index.")
-        return build_index(texts, self.inputs(texts), self.encode_each(texts, progress=progress),
+        items = self.inputs(texts)  # tokenized once, for the index's rows and the model
+        return build_index(texts, items, self._encode_items(items, texts, progress),
                            self.info.num_layers + 1, self.info.hidden_size)
 
     def embed(
