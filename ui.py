@@ -451,6 +451,17 @@ def or_stop(compute: Callable[[], T], icon: str = "✋") -> T:
         st.stop()
 
 
+def int_slider(label: str, low: int, high: int, value: int, key: str, container: Any = None, **options: Any) -> int:
+    """An integer slider whose ends come from the model's facts (its layers, heads, tokens). Streamlit refuses a
+    slider whose ends meet, so a range of one value (a one-layer model's layers) is stated as text, not drawn;
+    the default is held inside the range. ``options`` go to ``st.slider``."""
+    where = container or st
+    if high <= low:
+        where.markdown(f"{literal(label)}: **{low}**, the only one this model has")
+        return low
+    return int(where.slider(label, low, high, min(max(value, low), high), key=key, **options))
+
+
 def offer_model(model: str, label: str) -> None:
     """A button that switches this session to ``model`` (through the sidebar's picker, so the URL follows),
     or a note when this server's BERTVIZ_MODELS allowlist leaves it out."""

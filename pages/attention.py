@@ -12,6 +12,7 @@ from ui import (
     download_csv,
     encoder,
     ensure_app_navigation,
+    int_slider,
     literal,
     model_input,
     model_key,
@@ -55,7 +56,7 @@ labels = figures.token_labels(tokens_in.tokens, tokens_in.segments if pair else 
 boundary = tokens_in.segments.index(1) if pair else None
 
 c1, c2, c3 = st.columns([2, 3, 3])
-layer = c1.slider("Layer", 1, num_layers, 1, key="at_layer", bind="query-params")
+layer = int_slider("Layer", 1, num_layers, 1, key="at_layer", container=c1, bind="query-params")
 chosen_heads = c2.multiselect("Heads (several: their mean)", list(range(1, heads + 1)), [1], key="at_heads",
                               bind="query-params", format_func=lambda h: f"head {h}")
 token = c3.selectbox("Token (From one token)", range(len(labels)), index=min(10, len(labels) - 1),

@@ -14,6 +14,7 @@ from ui import (
     encode_texts,
     encoder,
     ensure_app_navigation,
+    int_slider,
     literal,
     model_key,
     table,
@@ -42,8 +43,8 @@ c1, c2, c3 = st.columns(3)
 strategy = c1.selectbox("Pooling", available, index=available.index("mean"), key="cs_strategy",
                         bind="query-params")
 pooling = POOLINGS[strategy]
-layer = pooling.layer_of(c2.slider(
-    "Layer (0 = embeddings)", 0, num_layers, max(0, num_layers - 1), key="cs_layer", bind="query-params",
+layer = pooling.layer_of(int_slider(
+    "Layer (0 = embeddings)", 0, num_layers, num_layers - 1, key="cs_layer", container=c2, bind="query-params",
     disabled=not pooling.per_layer,
     help=None if pooling.per_layer else f"{strategy} gives one vector per text, whatever the layer."))
 metric = c3.selectbox("Metric", list(METRICS), key="cs_metric", bind="query-params")

@@ -10,6 +10,7 @@ from ui import (
     encode_texts,
     encoder,
     ensure_app_navigation,
+    int_slider,
     model_key,
     table,
     teaching_panel,
@@ -40,8 +41,8 @@ def explore(states, labels: list[str], text: str) -> None:
     c1, c2 = st.columns(2)
     token = c1.selectbox("Token", range(len(labels)), index=min(5, len(labels) - 1), format_func=labels.__getitem__,
                          key="lv_token", bind="query-params")
-    layer = c2.slider("Layer (0 = the embedding layer's output)", 0, num_layers, min(5, num_layers), key="lv_layer",
-                      bind="query-params")
+    layer = int_slider("Layer (0 = the embedding layer's output)", 0, num_layers, 5, key="lv_layer", container=c2,
+                       bind="query-params")
     teaching_panel(
         f"Every token has {num_layers + 1} hidden states: the embedding layer's output (layer 0) and one per transformer "
         f"layer ({num_layers + 1} = embeddings + {num_layers} layers). Each is a vector of {info.hidden_size} numbers.  \n"

@@ -11,6 +11,7 @@ from ui import (
     download_csv,
     encoder,
     ensure_app_navigation,
+    int_slider,
     literal,
     masked_lens,
     masks,
@@ -92,8 +93,8 @@ c1, c2, c3 = st.columns([2, 3, 3])
 mask = c1.selectbox("Mask", range(len(lenses)), key="mw_mask", bind="query-params",
                     format_func=lambda m: f"mask {m + 1} (token {lenses[m].position})")
 k = c2.slider("Guesses shown (k)", 1, MAX_TOP_K, 10, key="mw_k", bind="query-params")
-layer = c3.slider("Layer (0 = embeddings)", 0, info.num_layers, info.num_layers, key="mw_layer",
-                  bind="query-params")
+layer = int_slider("Layer (0 = embeddings)", 0, info.num_layers, info.num_layers, key="mw_layer", container=c3,
+                   bind="query-params")
 lens = lenses[mask]
 teaching_panel(
     f"BERT's pre-training task: guess the token behind each {mask_token}. Its head turns the last layer's hidden "

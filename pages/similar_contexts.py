@@ -24,6 +24,7 @@ from ui import (
     encode_texts,
     encoder,
     ensure_app_navigation,
+    int_slider,
     literal,
     model_input,
     model_key,
@@ -63,8 +64,9 @@ banks = [i for i, t in enumerate(query_input.tokens) if t == "bank"]
 token = st.selectbox("Token", range(len(labels)), index=banks[1] if len(banks) > 1 else min(1, len(labels) - 1),
                      format_func=labels.__getitem__, key="sc_token", bind="query-params")
 c1, c2, c3, c4 = st.columns([3, 3, 3, 2])
-left_layer = c1.slider("Layer, left", 0, num_layers, 1, key="sc_layer_left", bind="query-params")
-right_layer = c2.slider("Layer, right", 0, num_layers, num_layers, key="sc_layer_right", bind="query-params")
+left_layer = int_slider("Layer, left", 0, num_layers, 1, key="sc_layer_left", container=c1, bind="query-params")
+right_layer = int_slider("Layer, right", 0, num_layers, num_layers, key="sc_layer_right", container=c2,
+                         bind="query-params")
 k = c3.slider("Neighbours (k)", 1, 50, 10, key="sc_k", bind="query-params")
 metric = c4.selectbox("Metric", list(METRICS), key="sc_metric", bind="query-params")
 
@@ -116,8 +118,8 @@ strategies = supported_strategies(info.has_pooler)
 s1, s2 = st.columns(2)
 strategy = s1.selectbox("Sentence vector", strategies, index=strategies.index("mean"), key="sc_strategy",
                         bind="query-params", help="How token vectors become one sentence vector (see Sentence pooling).")
-sentence_layer = s2.slider("Layer (sentences)", 0, num_layers, num_layers, key="sc_sentence_layer",
-                           bind="query-params", disabled=not POOLINGS[strategy].per_layer)
+sentence_layer = int_slider("Layer (sentences)", 0, num_layers, num_layers, key="sc_sentence_layer", container=s2,
+                            bind="query-params", disabled=not POOLINGS[strategy].per_layer)
 pooled = with_progress("Pooling the corpus' sentences", lambda progress: embed_corpus(model_key(), texts, progress))
 near = nearest_sentences(pooled, embed_corpus(model_key(), (sentence,)), strategy,
                          POOLINGS[strategy].layer_of(sentence_layer), k, metric, own)

@@ -103,7 +103,8 @@ with tab_vocab:
                    "[unused] slots kept free for fine-tuning, and the special tokens.")
         table(counts.rename("entries").to_frame().T, key="voc_counts")
         c1, c2, c3 = st.columns([1, 1, 2])
-        start = int(c1.number_input("First ID", 0, len(vocab) - 1, 5000, key="voc_start", bind="query-params"))
+        start = int(c1.number_input("First ID", 0, len(vocab) - 1, min(5000, len(vocab) - 1), key="voc_start",
+                                    bind="query-params"))
         count = int(c2.number_input("How many", 1, 500, 21, key="voc_n", bind="query-params"))
         query = c3.text_input("Search tokens (substring)", "", key="voc_q", bind="query-params",
                               placeholder="e.g. bank, or ^##ing$ with regex on")
