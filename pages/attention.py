@@ -22,7 +22,8 @@ from ui import (
 
 ensure_app_navigation()
 
-info = encoder().info
+loaded = encoder()
+info = loaded.info
 num_layers = info.num_layers
 TABS = ["Head view", "Model view", "Statistics", "From one token"]
 
@@ -53,7 +54,7 @@ weights = attention_weights(model_key(), text, pair)  # (layers, heads, tokens, 
 summary = attention_summary(model_key(), text, pair, weights)
 heads = weights.shape[1]
 labels = figures.token_labels(tokens_in.tokens, tokens_in.segments if pair else None)
-boundary = tokens_in.segments.index(1) if pair else None
+boundary = tokens_in.segments.index(1) if pair and 1 in tokens_in.segments else None
 
 c1, c2, c3 = st.columns([2, 3, 3])
 layer = int_slider("Layer", 1, num_layers, 1, key="at_layer", container=c1, bind="query-params")
@@ -88,11 +89,12 @@ with head_tab:
             which = f"head {chosen_heads[0]}" if len(chosen_heads) == 1 else \
                 f"mean of heads {', '.join(map(str, chosen_heads))}"
             st.caption("Rows are the tokens attending, columns the tokens attended to; hover a cell for its weight. "
-                       + ("The red lines separate the pair's two sentences. " if pair else "")
+                       + ("The red lines separate the pair's two segments. " if boundary is not None else "")
                        + "A heatmap, not bertviz's lines: it reads the same at 10 tokens and at 512, and every "
                        "weight stays visible.")
-            chart(figures.attention_figure(shown, labels, f"Layer {layer}, {which}", boundary),
-                            key="at_head_chart")
+            if pair and loaded.segments_note:
+                st.caption(literal(loaded.segments_note))
+            chart(figures.attention_figure(shown, labels, f"Layer {layer}, {which}", boundary), key="at_head_chart")
             download_csv(pd.DataFrame(shown, index=labels, columns=labels).reset_index(names="query"),
                          "Download these weights (CSV)", f"attention_layer{layer}.csv", "at_head_csv")
 with model_tab:

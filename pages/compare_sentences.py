@@ -123,8 +123,7 @@ st.caption(f"“Beats random pairs”: the share of {len(comparison.baseline):,}
 download_csv(ranked.drop(columns="index"), "Download the ranking (CSV)", "ranking.csv", "cs_rank_csv")
 
 st.subheader("Two sentences as one input")
-pair_on = st.toggle("Encode sentences 1 and 2 as a pair: [CLS] A [SEP] B [SEP], segments 0 then 1", key="cs_pair",
-                    bind="query-params")
+pair_on = st.toggle("Encode sentences 1 and 2 as a pair: [CLS] A [SEP] B [SEP]", key="cs_pair", bind="query-params")
 if pair_on:
     (pair,) = encode_texts(key, texts[:1], texts[1:2])
     alone = encode_texts(key, texts[:2])
@@ -134,3 +133,5 @@ if pair_on:
                "together (what a cross-encoder scores), not a mix of two sentence vectors. Encoded apart, each "
                "sentence gets its own vector, which is what similarity search compares. "
                f"Pair tokens: {len(pair.tokens)} ({' '.join(pair.tokens[:24])}{' …' if len(pair.tokens) > 24 else ''}).")
+    st.caption(literal(loaded.segments_note) if loaded.segments_note else
+               "The model receives segment 0 for A's tokens and segment 1 for B's.")

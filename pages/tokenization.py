@@ -28,8 +28,8 @@ info = loaded.info
 st.title("🧩 Tokenization")
 
 text = st.text_area("Text", TUTORIAL, key="tok_text", bind="query-params", max_chars=MAX_CHARS, height=90)
-pair = st.text_input("Optional second sentence (makes a sentence pair: segment 1)", "", key="tok_pair",
-                     bind="query-params", max_chars=MAX_CHARS)
+pair = st.text_input("Optional second sentence (makes a sentence pair)", "", key="tok_pair", bind="query-params",
+                     max_chars=MAX_CHARS)
 pair = pair or None
 
 unpadded = tokenize_text(model_key(), text, pair, None)
@@ -84,16 +84,21 @@ with tab_tokens:
                    "red for [UNK]. Hover a span for its token and ID.")
         st.html(highlight_html(tokens, text, loaded.tokenizer.unk_token))
         if pair:
-            st.caption("Second sentence (segment 1):")
+            st.caption("Second sentence (segment 1):" if loaded.uses_segments else "Second sentence:")
             st.html(highlight_html(tokens, pair, loaded.tokenizer.unk_token, segment=1))
         shown = tokens[["position", "token", "id", "segment", "attention_mask", "word_index", "piece", "word",
                         "start", "end"]]
+        if pair and loaded.segments_note:
+            st.info(literal(loaded.segments_note), icon="🧩")
         shade = {"## continuation": "background-color: #fef3c7", "special": "background-color: #e0e7ff",
                  "padding": "color: #94a3b8"}
         table(shown, key="tok_table", height=1000, row_css=shown["piece"].map(shade).fillna(""))
         download_csv(shown, "Download the token table (CSV)", "tokens.csv", "tok_csv")
-        st.caption("The BERT tutorials set segment IDs to 1 for a lone sentence; the tokenizer (and this page) "
-                   "uses 0. Segment 1 only marks the second sentence of a pair.")
+        if loaded.uses_segments:
+            st.caption("The BERT tutorials set segment IDs to 1 for a lone sentence; the tokenizer (and this page) "
+                       "uses 0. Segment 1 only marks the second sentence of a pair.")
+        else:
+            st.caption(f"The segment column is what the model receives. {literal(loaded.segments_note)}")
 
 with tab_vocab:
     if tab_vocab.open:
