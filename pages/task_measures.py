@@ -12,6 +12,7 @@ from bertviz_core.similarity import CORRECTIONS
 from bertviz_core.task_measures import (
     CORRELATION_MARGIN,
     DEFAULT_STRATEGIES,
+    PROBE_FOLDS,
     PROBE_MARGIN,
     PROBE_PROTOCOL,
     agreement,
@@ -62,6 +63,13 @@ if not chosen or not layers:
     st.info("Choose at least one pooling strategy and one layer.")
     st.stop()
 cells = [cell for row in grid_cells(chosen, layers, num_layers) for cell in row]
+# One corpus for the probe and the maps, chosen above the tabs: an upload stays while the tabs change.
+source = st.radio("Labelled corpus (the probe and the maps)", [BUILT_IN, UPLOAD], horizontal=True, key="tm_source",
+                  bind="query-params")
+corpus = news_topics()
+texts, labels, corpus_code = list(corpus["text"]), list(corpus["label"]), recipes.NEWS_TOPICS_CODE
+if source == UPLOAD and (uploaded := uploaded_corpus("tm_upload")) is not None:
+    texts, labels, corpus_code = uploaded[0], uploaded[1], recipes.UPLOADED_CODE
 probe_tab, pairs_tab, maps_tab = st.tabs(TABS, key="tm_tab", bind="query-params", on_change="rerun")
 
 
@@ -75,29 +83,17 @@ def pick_cell(prefix: str) -> Cell:
 
 with probe_tab:
     if probe_tab.open:
-        source = st.radio("Corpus", [BUILT_IN, UPLOAD], horizontal=True, key="tm_source", bind="query-params")
-        corpus = news_topics()
-        texts, labels, corpus_code = list(corpus["text"]), list(corpus["label"]), recipes.NEWS_TOPICS_CODE
-        if source == UPLOAD and (uploaded := uploaded_corpus("tm_upload")) is not None:
-            if uploaded[1] is None:
-                st.error("The probe needs a label column: choose one above. The built-in corpus is used meanwhile.",
-                         icon="🏷️")
-            else:
-                texts, labels, corpus_code = uploaded[0], uploaded[1], recipes.UPLOADED_CODE
+        if labels is None:
+            st.error("The probe needs a label column: choose one above. The built-in corpus is used meanwhile.",
+                     icon="🏷️")
+            texts, labels, corpus_code = list(corpus["text"]), list(corpus["label"]), recipes.NEWS_TOPICS_CODE
         plan = or_stop(lambda: probe_plan(labels))
         for note in plan.notes:
             st.info(note, icon="🏷️")
         corpus_id, labels_id = corpus_digest(tuple(texts)), corpus_digest(tuple(labels))
         pooled = with_progress("Encoding", lambda progress: embed_corpus(key, tuple(texts), progress))
         picked = pick_cell("tm_probe")
-        teaching_panel(
-            "A linear probe: a logistic regression learns each text's label from its vector, and is scored on texts "
-            "it did not see (5-fold cross-validation). High accuracy means the labels are linearly readable.  \n"
-            "Beside it, the silhouette measures how far apart the labels lie without training anything; where "
-            "the two disagree, the probe is the one that speaks for a classifier.",
-            recipes.probe(info, corpus_code, POOLINGS[picked.strategy].code, picked.layer, plan.folds),
-        )
-        st.caption(f"Protocol: {PROBE_PROTOCOL}. A lead under {PROBE_MARGIN} is a tie.")
+        panel = st.container()  # filled once the cells are probed: it states the folds they used
         measure = st.radio("Probe score", ["accuracy", "macro-F1"], horizontal=True, key="tm_probe_score",
                            bind="query-params")
         bar = st.progress(0.0, text="Probing")
@@ -106,6 +102,17 @@ with probe_tab:
             probed[cell] = probe_cell(key, corpus_id, labels_id, cell, pooled, labels, plan)
             bar.progress((i + 1) / len(cells), text=f"Probing: {i + 1} of {len(cells)} cells")
         bar.empty()
+        folds = probed[picked].folds
+        with panel:
+            teaching_panel(
+                "A linear probe: a logistic regression learns each text's label from its vector, and is scored on "
+                f"texts it did not see ({folds}-fold cross-validation). High accuracy means the labels are linearly "
+                "readable.  \nBeside it, the silhouette measures how far apart the labels lie without training "
+                "anything; where the two disagree, the probe is the one that speaks for a classifier.",
+                recipes.probe(info, corpus_code, POOLINGS[picked.strategy].code, picked.layer, folds),
+            )
+            st.caption(f"Protocol: {PROBE_PROTOCOL}. A lead under {PROBE_MARGIN} is a tie."
+                       + (f" **This corpus: {folds} folds**, as the note above says." if folds != PROBE_FOLDS else ""))
         check = check_labels(labels)
         probe_scores = scores_over(cells, lambda cell: probed[cell].accuracy if measure == "accuracy"
                                    else probed[cell].macro_f1, PROBE_MARGIN)
@@ -121,10 +128,10 @@ with probe_tab:
 
 with pairs_tab:
     if pairs_tab.open:
-        source = st.radio("Pairs", [BUILT_IN_PAIRS, UPLOAD], horizontal=True, key="tm_pairs_source",
+        pairs_source = st.radio("Pairs", [BUILT_IN_PAIRS, UPLOAD], horizontal=True, key="tm_pairs_source",
                           bind="query-params")
         frame, pairs_code = sentence_pairs(), recipes.BUILT_IN_PAIRS_CODE
-        if source == UPLOAD:
+        if pairs_source == UPLOAD:
             upload = st.file_uploader("CSV with the columns sentence1, sentence2, score", type=["csv"],
                                       key="tm_pairs_upload")
             if upload is None:
@@ -164,27 +171,25 @@ with pairs_tab:
 
 with maps_tab:
     if maps_tab.open:
-        corpus = news_topics()
-        texts, labels = list(corpus["text"]), list(corpus["label"])
         corpus_id = corpus_digest(tuple(texts))
         projection = st.radio("Map", list(PROJECTIONS), horizontal=True, key="tm_projection", bind="query-params",
                               help=" · ".join(f"{name}: {p.note}" for name, p in PROJECTIONS.items()))
         pooled = with_progress("Encoding", lambda progress: embed_corpus(key, tuple(texts), progress))
         picked = pick_cell("tm_map")
         teaching_panel(
-            f"Each panel is a {projection} map of the built-in corpus for one strategy at one layer, coloured by "
-            "topic. A map keeps only part of 384 dimensions: its title gives its trustworthiness "
+            f"Each panel is a {projection} map of the corpus ({len(texts):,} texts) for one strategy at one layer"
+            + (", coloured by label" if labels else "") + f". A map keeps only part of {info.hidden_size} dimensions: "
+            "its title gives its trustworthiness "
             f"(k = {TRUST_NEIGHBOURS}), 1 when every point's map neighbours are true neighbours.  \n"
             "Read clusters on a map with a low score as the map's, not the model's.",
-            recipes.projection_map(info, recipes.NEWS_TOPICS_CODE, POOLINGS[picked.strategy].code, picked.layer,
-                                   projection),
+            recipes.projection_map(info, corpus_code, POOLINGS[picked.strategy].code, picked.layer, projection),
         )
         rows = grid_cells(chosen, layers, num_layers)
         panels, done, total = [], 0, sum(map(len, rows))
         bar = st.progress(0.0, text=f"{projection}: 0 of {total} maps")
         for r, row in enumerate(rows, start=1):
             for c, cell in enumerate(row, start=1):
-                coords, trust = map_cell(key, corpus_id, cell, projection, pooled)
+                coords, trust = or_stop(lambda: map_cell(key, corpus_id, cell, projection, pooled), icon="🗺️")
                 faith = "all identical" if trust != trust else f"trust {trust:.2f}"  # NaN: nothing to map
                 panels.append(figures.Panel(r, c, f"{figures.layer_label(cell.layer)}\n{faith}", coords, cell.strategy))
                 done += 1

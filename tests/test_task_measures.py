@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import charts, open_page, scatter_grid
+from conftest import APP, charts, open_page, scatter_grid
 from scipy.stats import spearmanr
 from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression
@@ -13,6 +13,7 @@ from sklearn.manifold import trustworthiness
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from streamlit.testing.v1 import AppTest
 from test_recipes import run
 
 from bertviz_core import Encoder, recipes
@@ -219,3 +220,47 @@ def test_the_page_answers_bad_uploads_with_a_message() -> None:
     bad = "sentence1,sentence2,score\n" + "".join(f"S{i}.,T{i}.,3\n" for i in range(6))
     at.file_uploader(key="tm_pairs_upload").set_value(("p.csv", bad.encode(), "text/csv")).run()
     assert not at.exception and any("the same score" in e.value for e in at.error)
+
+
+# Three classes of three texts: the probe can use three folds, not five.
+SMALL = [(f"A short sentence about {topic} number {i}.", topic) for topic in ("rivers", "money", "music")
+         for i in range(3)]
+
+
+def open_with_upload(rows: list[tuple[str, str]], tab: str) -> AppTest:
+    """Task measures on one cell (mean, layer 6) and ``tab``, with ``rows`` (text, label) uploaded as the corpus."""
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.run()
+    for key, value in dict(tm_strats=["mean"], tm_layers=[6], tm_tab=tab, tm_source="Upload a CSV").items():
+        at.session_state[key] = value
+    at.switch_page(PAGE).run()
+    data = "text,label\n" + "".join(f'"{text}",{label}\n' for text, label in rows)
+    at.file_uploader(key="tm_upload").set_value(("c.csv", data.encode(), "text/csv")).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_probe_states_the_folds_it_used() -> None:
+    at = open_with_upload(SMALL, "Classification probe")
+    what = " ".join(i.value for i in at.info)
+    assert "3-fold cross-validation" in what and "5-fold" not in what
+    assert any("This corpus: 3 folds" in c.value for c in at.caption)
+    assert any("StratifiedKFold(3, shuffle=True, random_state=0)" in c.value for c in at.code)  # the code panel
+
+
+def test_the_maps_show_the_uploaded_corpus() -> None:
+    at = open_with_upload(SMALL, "Maps")
+    points = scatter_grid(at)[1]["points"]
+    assert list(points["text"]) == [text for text, _ in SMALL] and list(points["label"]) == [lab for _, lab in SMALL]
+    assert any("of the corpus (9 texts)" in i.value for i in at.info)
+    [label_picker] = [s for s in at.selectbox if s.label == "Label column"]
+    label_picker.set_value("(no labels)").run()  # unlabelled texts are mapped too, without colours
+    assert not at.exception and list(scatter_grid(at)[1]["points"]["text"]) == [text for text, _ in SMALL]
+
+
+@pytest.mark.parametrize("projection", list(PROJECTIONS))
+def test_a_tiny_upload_is_mapped_or_the_page_says_why(projection: str) -> None:
+    at = open_with_upload(SMALL[:3], "Maps")
+    at.radio(key="tm_projection").set_value(projection).run()
+    assert not at.exception, at.exception
+    assert at.get("vega_lite_chart") or at.error
