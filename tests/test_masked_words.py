@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from conftest import DEVICE, chart, charts, open_page, save_tiny_bert, table
+from conftest import DEVICE, FAMILY_NAMES, MLM_NAMES, chart, charts, open_page, save_tiny_bert, table
 from test_recipes import run
-from transformers import AutoModelForMaskedLM, AutoTokenizer, pipeline
+from transformers import AutoConfig, AutoModelForMaskedLM, AutoTokenizer, DebertaV2ForMaskedLM, pipeline
 
 from bertviz_core import Encoder, describe, load_encoder, recipes
 from bertviz_core.masked import MAX_MASKS, mask_word, word_labels, words
@@ -156,6 +156,81 @@ def test_the_recipe_reproduces_the_guesses_and_the_lens(mlm: Encoder, mlm_dir: P
 def test_the_missing_head_recipe_lists_the_heads_random_weights(bundled: Encoder) -> None:
     ns = run(recipes.missing_head(bundled.info))
     assert "cls.predictions.transform.dense.weight" in ns["missing"]
+
+
+def check_masked_recipe(enc: Encoder) -> None:
+    """The masked-words recipe on ``enc`` against the core: the guesses, and the lens of both masks at every
+    layer with the answer's and a hidden token's rank and probability."""
+    text = f"The {enc.mask_token} by the river was {enc.mask_token}."
+    hidden = enc.inputs(["bank"])[0].ids[1]
+    for mask, layer in ((0, 0), (1, enc.info.num_layers)):
+        ns = run(recipes.masked_words(enc.info, text, mask=mask, layer=layer, k=5, hidden_id=hidden))
+        lens = enc.logit_lens(text, 5, [hidden, hidden])[mask]
+        assert ns["guesses"].indices[mask].tolist() == lens.predictions(5)["id"].tolist()
+        np.testing.assert_allclose(ns["guesses"].values[mask].numpy(), lens.predictions(5)["probability"], atol=1e-5)
+        every_layer = ns["lens"].topk(5)
+        assert every_layer.indices.tolist() == lens.top_ids.tolist()
+        np.testing.assert_allclose(every_layer.values.numpy(), lens.top_probs, atol=1e-5)
+        assert ns["layer_guesses"].indices.tolist() == lens.top_ids[layer].tolist()
+        assert ns["rank"].tolist() == lens.ranks[0].tolist()
+        np.testing.assert_allclose(ns["answer_probability"].numpy(), lens.probs[0], atol=1e-5)
+        row = lens.tracked_ids.index(hidden)  # 0 when the hidden token is the answer itself
+        assert ns["hidden_rank"].tolist() == lens.ranks[row].tolist()
+        np.testing.assert_allclose(ns["hidden_probability"].numpy(), lens.probs[row], atol=1e-5)
+
+
+@pytest.mark.parametrize("name", MLM_NAMES)
+def test_the_masked_words_recipe_on_every_model_with_the_head(family_encoders: dict[str, Encoder], name: str) -> None:
+    """Each architecture's own head in the recipe (BERT's cls, DistilBERT's vocab_*, ELECTRA's generator_*,
+    ALBERT's predictions, RoBERTa's lm_head, DeBERTa's cls, ModernBERT's head and decoder after final_norm)."""
+    check_masked_recipe(family_encoders[name])
+
+
+def test_the_masked_words_recipe_on_deberta_with_the_newer_head(family_dirs: dict[str, Path], tmp_path: Path) -> None:
+    """DeBERTa's non-legacy head (lm_predictions, which reuses the word embeddings; the fixture's is legacy):
+    the recipe's lens after layer k is the masked-LM model built with only k layers, for every k. Checked
+    against transformers, not the core: the core's head (models.MaskedLMHead) ties the word embeddings onto
+    what transformers returns as this head's output embeddings, its 32x32 dense layer, and its lens fails."""
+    config = AutoConfig.from_pretrained(family_dirs["deberta-v3-mlm"])
+    config.legacy = False
+    torch.manual_seed(0)
+    DebertaV2ForMaskedLM(config).save_pretrained(tmp_path)
+    tokenizer = AutoTokenizer.from_pretrained(family_dirs["deberta-v3-mlm"])
+    tokenizer.save_pretrained(tmp_path)
+    text = f"The {tokenizer.mask_token} by the river."
+    info = load_encoder(str(tmp_path), device=DEVICE).info
+    ns = run(recipes.masked_words(info, text, mask=0, layer=1, k=5))
+    assert info.has_mlm_head and "lm_predictions" in recipes.masked_words(info, text, 0, 1, 5)
+    inputs = tokenizer(text, return_tensors="pt")
+    position = int((inputs["input_ids"][0] == tokenizer.mask_token_id).nonzero()[0, 0])
+    for k in range(1, info.num_layers + 1):
+        cut = DebertaV2ForMaskedLM.from_pretrained(tmp_path, num_hidden_layers=k).eval()
+        with torch.no_grad():
+            probs = cut(**inputs).logits[0, position].softmax(-1)
+        np.testing.assert_allclose(ns["lens"][k].numpy(), probs.numpy(), atol=1e-5, err_msg=f"layer {k}")
+
+
+@pytest.mark.parametrize("name", FAMILY_NAMES)
+def test_the_missing_head_recipe_on_every_model(family_encoders: dict[str, Encoder], name: str) -> None:
+    """Every missing weight outside the encoder, whatever the architecture calls its head: none exactly
+    where the app finds a whole head."""
+    ns = run(recipes.missing_head(family_encoders[name].info))
+    assert (not ns["missing"]) == family_encoders[name].info.has_mlm_head
+
+
+def test_the_missing_head_recipe_lists_a_half_heads_missing_weights(family_dirs: dict[str, Path],
+                                                                    tmp_path: Path) -> None:
+    """DistilBERT's head without its transform (the app finds no head there): the recipe lists just those."""
+    from safetensors.torch import load_file, save_file
+
+    for file in family_dirs["distilbert-mlm"].iterdir():
+        (tmp_path / file.name).write_bytes(file.read_bytes())
+    weights = load_file(tmp_path / "model.safetensors")
+    save_file({k: v for k, v in weights.items() if not k.startswith("vocab_transform.")},
+              tmp_path / "model.safetensors", metadata={"format": "pt"})
+    enc = load_encoder(str(tmp_path), device=DEVICE)
+    ns = run(recipes.missing_head(enc.info))
+    assert not enc.info.has_mlm_head and sorted(ns["missing"]) == ["vocab_transform.bias", "vocab_transform.weight"]
 
 
 def test_the_page_explains_a_model_without_the_head() -> None:

@@ -1,0 +1,96 @@
+"""The Similar contexts recipe: the token index, nearest tokens and sentences, and the contextuality measures."""
+from __future__ import annotations
+
+from bertviz_core.models import ModelInfo
+from bertviz_core.recipes.common import TRIM_CODE, load_lines
+from bertviz_core.similarity import METRIC_IMPORTS, METRICS
+
+BUILT_IN_CORPUS = ("from bertviz_core.corpora import reference_corpus  # the page's built-in sentences\n"
+                   "texts = list(reference_corpus())\n")
+
+# The index: each token's whole word found by its characters (a run of letters and digits), as the app finds it
+# (word_vectors.word_span), so a word is the same on every tokenizer.
+INDEX_CODE = (
+    "def token_states(text):\n"
+    "    inputs = tokenizer(text, return_tensors='pt', truncation=True, return_offsets_mapping=True)\n"
+    "    offsets = [trim(text, s, e) for s, e in inputs.pop('offset_mapping')[0].tolist()]\n"
+    "    with torch.no_grad():\n"
+    "        states = torch.stack(model(**inputs, output_hidden_states=True).hidden_states)[:, 0]\n"
+    "    return states.numpy(), inputs.sequence_ids(), offsets   # (layers+1, tokens, hidden); None: [CLS], [SEP]\n\n\n"
+    "def word_at(text, start, end):\n"
+    "    \"\"\"The whole word (a run of letters and digits) a token's characters fall in, the first if several;\n"
+    "    a token without one (punctuation) is its own word. By characters, so the same on every tokenizer.\"\"\"\n"
+    "    for m in re.finditer(r'\\w+', text):\n"
+    "        if m.start() < max(end, start + 1) and m.end() > start:\n"
+    "            return m.span()\n"
+    "    return start, end\n\n\n"
+    "index, where = [], []   # every token but [CLS]/[SEP]; where: (sentence, its whole word, word start)\n"
+    "for s, text in enumerate(texts):\n"
+    "    states, sequence, offsets = token_states(text)\n"
+    "    keep = [i for i, part in enumerate(sequence) if part is not None]\n"
+    "    index.append(states[:, keep].astype(np.float16))   # float16, as the app keeps the index\n"
+    "    for i in keep:\n"
+    "        start, end = word_at(text, *offsets[i])\n"
+    "        where.append((s, text[start:end].lower(), start))\n"
+    "index = np.concatenate(index, axis=1)   # (layers+1, corpus tokens, hidden)\n\n"
+)
+
+
+def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: str, layers: tuple[int, int], k: int,
+                     metric: str, word: str, pooling_code: str, sentence_layer: int | None) -> str:
+    """The token index; the ``k`` corpus tokens nearest to token ``token`` of ``sentence`` at both ``layers``
+    and the ``k`` nearest corpus sentences by ``pooling_code`` at ``sentence_layer`` (the corpus' copies of
+    ``sentence`` left out of both, as the page does); the contextuality measures at the first layer
+    (self-similarity of ``word``, intra-sentence, baseline)."""
+    order = "-scores" if METRICS[metric].similar_high else "scores"
+    pick = "" if sentence_layer is None else f"[{sentence_layer}]"
+    return (
+        load_lines(info)
+        + f"import re\nimport numpy as np\n{METRIC_IMPORTS}\n\n{corpus_code}\n\n{TRIM_CODE}{INDEX_CODE}"
+        f"sentence = {sentence!r}\n"
+        "own = [s for s, text in enumerate(texts) if text.strip() == sentence.strip()]   # your sentence, left out\n"
+        "allowed = np.array([s not in own for s, _, _ in where])\n"
+        f"query = token_states(sentence)[0][:, {token}]   # token {token} at every layer\n"
+        "neighbours = {}\n"
+        f"for layer in {list(dict.fromkeys(layers))}:\n"
+        "    candidates = index[layer].astype(np.float32)\n"
+        f"    scores = {METRICS[metric].code_between('candidates', 'query[layer][None]')}[:, 0]   # {metric}\n"
+        f"    ranked = np.argsort({order}, kind='stable')\n"
+        f"    neighbours[layer] = ranked[allowed[ranked]][:{k}]\n"
+        "    for i in neighbours[layer]:\n"
+        "        print(layer, round(float(scores[i]), 3), where[i], texts[where[i][0]])\n\n"
+        "# Nearest sentences: one vector per sentence, as on the Sentence pooling page\n"
+        "def sentence_vector(text):\n"
+        "    inputs = tokenizer(text, return_tensors='pt', truncation=True)\n"
+        "    with torch.no_grad():\n"
+        "        outputs = model(**inputs, output_hidden_states=True)\n"
+        "    states = torch.stack(outputs.hidden_states)[:, 0]   # (layers+1, tokens, hidden)\n"
+        f"    return ({pooling_code}){pick}.numpy()\n\n\n"
+        "corpus_vectors = np.stack([sentence_vector(text) for text in texts])\n"
+        f"scores = {METRICS[metric].code_between('corpus_vectors', 'sentence_vector(sentence)[None]')}[:, 0]\n"
+        f"nearest_sentences = [s for s in np.argsort({order}, kind='stable') if s not in own][:{k}]\n\n"
+        f"candidates = index[{layers[0]}].astype(np.float32)   # the measures at layer {layers[0]}\n"
+        "# How contextual the layer is (Ethayarajh 2019); cosines of unit vectors\n"
+        "unit = lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True)\n"
+        "occurrences = {}   # the word's occurrences: a word of several pieces is the mean of its pieces\n"
+        "for i, (s, w, start) in enumerate(where):\n"
+        f"    if w == {word.lower()!r}:\n"
+        "        occurrences.setdefault((s, start), []).append(i)\n"
+        "sentence_of = np.array([s for s, _ in occurrences])\n"
+        "if len(set(sentence_of)) >= 2:   # self-similarity needs the word in two sentences or more\n"
+        "    vectors = unit(np.stack([candidates[ids].mean(0) for ids in occurrences.values()]))\n"
+        "    apart = sentence_of[:, None] != sentence_of[None, :]   # pairs from different sentences\n"
+        "    print('self-similarity', (vectors @ vectors.T)[apart].mean())\n"
+        "sentence_ids = np.array([s for s, _, _ in where])\n"
+        "intra_sentence = np.mean([(unit(candidates[sentence_ids == s]) @ unit(candidates[sentence_ids == s].mean(0)))"
+        ".mean()\n"
+        "                          for s in np.unique(sentence_ids) if (sentence_ids == s).sum() >= 2])\n"
+        "rng = np.random.default_rng(0)   # the baseline: 2,000 random token pairs from different sentences\n"
+        "first, second = np.empty(0, dtype=int), np.empty(0, dtype=int)\n"
+        "while len(first) < 2000:\n"
+        "    a, b = rng.integers(0, len(where), size=(2, 2000))\n"
+        "    keep = sentence_ids[a] != sentence_ids[b]\n"
+        "    first, second = np.r_[first, a[keep]][:2000], np.r_[second, b[keep]][:2000]\n"
+        "baseline = (unit(candidates[first]) * unit(candidates[second])).sum(1).mean()\n"
+        "print(intra_sentence, baseline, intra_sentence - baseline)   # and self-similarity minus the baseline\n"
+    )
