@@ -131,6 +131,7 @@ class Encoder:
             tokens=self.tokenizer.convert_ids_to_tokens(ids),
             ids=ids,
             segments=list(batch["token_type_ids"][row]) if self.uses_segments else [0] * len(ids),
+            sequences=list(sequence_ids),
             offsets=[o if s is None else trim_offset(sources[s], *o)
                      for o, s in zip(batch["offset_mapping"][row], sequence_ids)],
             word_ids=word_ids,
@@ -139,7 +140,11 @@ class Encoder:
         )
 
     def tokenize(self, text: str, text_pair: str | None = None, pad_to: int | None = None) -> pd.DataFrame:
-        """One row per token: position, token, id, segment, attention_mask, word_index, start, end.
+        """One row per token: position, token, id, segment, sequence, attention_mask, word_index, start, end.
+
+        ``segment`` is the token type id the model receives (0 throughout for a model that uses none, see
+        ``segments_note``); ``sequence`` says which text the token comes from (0, 1 for a pair's second text,
+        None for special and [PAD] tokens), which ``start`` and ``end`` point into.
 
         ``word_index``, ``start`` and ``end`` are ints, or None for special and [PAD] tokens.
         ``pad_to=T`` appends [PAD] rows (attention_mask 0) up to T tokens, as the tutorials do.
@@ -157,6 +162,7 @@ class Encoder:
             "token": tok.tokens,
             "id": tok.ids,
             "segment": tok.segments,
+            "sequence": pd.Series(tok.sequences, dtype=object),
             "attention_mask": 1,
             "word_index": pd.Series(tok.word_ids, dtype=object),
             "start": pd.Series([None if s else o[0] for o, s in zip(tok.offsets, tok.special)], dtype=object),
@@ -170,6 +176,7 @@ class Encoder:
                 "token": self.tokenizer.pad_token,
                 "id": self.tokenizer.pad_token_id,
                 "segment": 0,
+                "sequence": pd.Series([None] * (pad_to - n), dtype=object),
                 "attention_mask": 0,
                 **{column: pd.Series([None] * (pad_to - n), dtype=object) for column in ("word_index", "start", "end")},
             })

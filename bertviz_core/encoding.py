@@ -40,7 +40,8 @@ class ModelInput:
 
     tokens: list[str]
     ids: list[int]
-    segments: list[int]
+    segments: list[int]  # the token type ids the model receives (0 throughout where it uses none)
+    sequences: list[int | None]  # which text a token comes from: 0 the first, 1 a pair's second, None a special
     offsets: list[tuple[int, int]]  # (start, end) into the text of its segment, whitespace trimmed; (0, 0) for specials
     word_ids: list[int | None]  # unique across a pair; None for special tokens
     special: list[bool]

@@ -98,15 +98,15 @@ def heatmap_figure(
     return go.Figure(dict(data=data, layout=layout))
 
 
-def token_labels(tokens: Sequence[str], segments: Sequence[int] | None = None) -> list[str]:
-    """Unique axis labels for tokens ("3 · bank"; "B 9 · bank" in a pair's second segment): plotly merges
-    equal category labels, and a text repeats tokens."""
-    return [f"{'B ' if segments is not None and segments[i] else ''}{i} · {t}" for i, t in enumerate(tokens)]
+def token_labels(tokens: Sequence[str], sequences: Sequence[int | None] | None = None) -> list[str]:
+    """Unique axis labels for tokens ("3 · bank"; "B 9 · bank" for a token of a pair's second text, whose
+    ``sequences`` entry is 1): plotly merges equal category labels, and a text repeats tokens."""
+    return [f"{'B ' if sequences is not None and sequences[i] == 1 else ''}{i} · {t}" for i, t in enumerate(tokens)]
 
 
 def attention_figure(weights: np.ndarray, labels: Sequence[str], title: str, boundary: int | None = None) -> go.Figure:
     """A (queries, keys) attention matrix as a square heatmap, query tokens down the side and key tokens
-    across; ``boundary`` (the first token of a pair's second segment) is drawn as a line both ways.
+    across; ``boundary`` (the first token of a pair's second text) is drawn as a line both ways.
     Past 64 tokens the tick labels are left out (hover names each cell)."""
     names = plains(labels)
     size = min(900, max(420, 22 * len(names) + 200))

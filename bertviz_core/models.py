@@ -41,6 +41,10 @@ KNOWN_HUB_MODELS: tuple[str, ...] = (
 DEVICES: tuple[str, ...] = ("auto", "cpu", "cuda", "mps")
 HUB_PROBE_SECONDS = 3.0  # how long to wait for the hub to answer before treating it as unreachable
 _IMPORT_LOCK = threading.Lock()
+# transformers' from_pretrained swaps PreTrainedModel.tie_weights out for the time of a load; two loads in two
+# threads can leave it swapped for good (every later masked-LM head then reads as untied and missing), so
+# loads take turns.
+_LOAD_LOCK = threading.RLock()
 
 
 @dataclass(frozen=True)
@@ -198,11 +202,12 @@ def load_pretrained(
     _refuse_remote_code(source)
     local_only = source.kind != "hub" or not hub_reachable()
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source.location, use_fast=True, trust_remote_code=False,
-                                                  local_files_only=local_only)
-        model, loading = AutoModel.from_pretrained(
-            source.location, trust_remote_code=False, output_loading_info=True, local_files_only=local_only
-        )
+        with _LOAD_LOCK:
+            tokenizer = AutoTokenizer.from_pretrained(source.location, use_fast=True, trust_remote_code=False,
+                                                      local_files_only=local_only)
+            model, loading = AutoModel.from_pretrained(
+                source.location, trust_remote_code=False, output_loading_info=True, local_files_only=local_only
+            )
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError) as err:
         # RuntimeError: weights whose shapes do not match the config, e.g. a position table of another size
         raise _load_failure(source, err) from err
@@ -230,8 +235,9 @@ def mlm_head(location: str, base: PreTrainedModel, local_only: bool = True) -> t
         from transformers import AutoModelForMaskedLM
 
     try:
-        model, loading = AutoModelForMaskedLM.from_pretrained(
-            location, trust_remote_code=False, output_loading_info=True, local_files_only=local_only)
+        with _LOAD_LOCK:
+            model, loading = AutoModelForMaskedLM.from_pretrained(
+                location, trust_remote_code=False, output_loading_info=True, local_files_only=local_only)
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError):
         return None  # e.g. an architecture without a masked-LM class
     prefix = model.base_model_prefix

@@ -13,8 +13,8 @@ _PALETTE = ("#dbeafe", "#fde68a", "#bbf7d0", "#fbcfe8", "#e9d5ff", "#fed7aa")
 
 
 def _source(row: pd.Series, texts: tuple[str, str | None]) -> str:
-    """The text a token's offsets point into: the first text for segment 0, else the pair."""
-    return texts[1] if row["segment"] == 1 and texts[1] is not None else texts[0]
+    """The text a token's offsets point into: its ``sequence``, the first text or the pair's second."""
+    return texts[1] if row["sequence"] == 1 and texts[1] is not None else texts[0]
 
 
 def annotate_tokens(tokens: pd.DataFrame, text: str, text_pair: str | None = None) -> pd.DataFrame:
@@ -54,13 +54,14 @@ def unknown_characters(tokens: pd.DataFrame, unk_token: str, text: str, text_pai
     return [_source(row, (text, text_pair))[row["start"]:row["end"]] for _, row in rows.iterrows()]
 
 
-def highlight_html(tokens: pd.DataFrame, text: str, unk_token: str = "[UNK]", segment: int = 0) -> str:
-    """``text`` (the input of ``segment``) with each token's span shaded: a colour per word, a bar before ## pieces.
+def highlight_html(tokens: pd.DataFrame, text: str, unk_token: str = "[UNK]", sequence: int = 0) -> str:
+    """``text`` (the first text, or with ``sequence=1`` a pair's second) with each token's span shaded: a colour
+    per word, a bar before ## pieces.
 
     Characters no token covers (spaces, stripped control characters) are kept as they are.
     Returns escaped HTML that is safe to render.
     """
-    rows = tokens[(tokens["segment"] == segment) & tokens["start"].notna()]
+    rows = tokens[(tokens["sequence"] == sequence) & tokens["start"].notna()]
     out, cursor = [], 0
     for _, row in rows.iterrows():
         start, end = int(row["start"]), int(row["end"])

@@ -53,8 +53,8 @@ if tokens_in.dropped:
 weights = attention_weights(model_key(), text, pair)  # (layers, heads, tokens, tokens)
 summary = attention_summary(model_key(), text, pair, weights)
 heads = weights.shape[1]
-labels = figures.token_labels(tokens_in.tokens, tokens_in.segments if pair else None)
-boundary = tokens_in.segments.index(1) if pair and 1 in tokens_in.segments else None
+labels = figures.token_labels(tokens_in.tokens, tokens_in.sequences if pair else None)
+boundary = tokens_in.sequences.index(1) if pair and 1 in tokens_in.sequences else None
 
 c1, c2, c3 = st.columns([2, 3, 3])
 layer = int_slider("Layer", 1, num_layers, 1, key="at_layer", container=c1, bind="query-params")

@@ -85,7 +85,7 @@ with tab_tokens:
         st.html(highlight_html(tokens, text, loaded.tokenizer.unk_token))
         if pair:
             st.caption("Second sentence (segment 1):" if loaded.uses_segments else "Second sentence:")
-            st.html(highlight_html(tokens, pair, loaded.tokenizer.unk_token, segment=1))
+            st.html(highlight_html(tokens, pair, loaded.tokenizer.unk_token, sequence=1))
         shown = tokens[["position", "token", "id", "segment", "attention_mask", "word_index", "piece", "word",
                         "start", "end"]]
         if pair and loaded.segments_note:

@@ -4,6 +4,7 @@ weights, truncation at the usable length, word finding, the token index and self
 head against ``pipeline("fill-mask")``, and ``describe``. A new architecture is one entry of ``FAMILY``."""
 from __future__ import annotations
 
+import threading
 from functools import cache
 from pathlib import Path
 
@@ -203,3 +204,14 @@ def test_the_logit_lens_at_layer_k_is_the_model_cut_after_k_layers(family_encode
             probs = cut(**inputs).logits[0, position].softmax(-1).numpy()
         order = np.argsort(-probs, kind="stable")[:5]
         np.testing.assert_allclose(lens.top_probs[k], probs[order], atol=ATOL, err_msg=f"layer {k}")
+
+
+def test_loads_in_two_threads_keep_the_masked_lm_head(family_dirs: dict[str, Path]) -> None:
+    """transformers swaps weight tying out during a load; two loads at once left it off for good, and every
+    later masked-LM checkpoint read as headless. Loads take turns now."""
+    others = threading.Thread(target=lambda: [load_encoder(str(family_dirs[n]), device="cpu")
+                                              for n in ("bert", "roberta", "distilbert")])
+    others.start()
+    first = load_encoder(str(family_dirs["bert-mlm"]), device="cpu").info.has_mlm_head
+    others.join()
+    assert first and load_encoder(str(family_dirs["roberta-mlm"]), device="cpu").info.has_mlm_head
