@@ -143,7 +143,8 @@ st.subheader("How contextual is each layer?")
 corpus = corpus_contextuality(model_key(), corpus_id, index)
 st.caption(
     "After Ethayarajh (2019). **Self-similarity**: the mean cosine between a word's vectors in different sentences "
-    f"(for the corpus: every word found in at least {MIN_CONTEXTS} sentences, {corpus.words:,} words here). "
+    f"(for the corpus: every word found in at least {MIN_CONTEXTS} sentences, {corpus.words:,} words here; "
+    "punctuation is no word and is left out, as in the paper's code). "
     "**Intra-sentence**: the mean cosine between a sentence's tokens and their mean. **Anisotropy baseline**: the "
     "mean cosine between random tokens of different sentences. **Adjusted**: minus the baseline, as the paper "
     "reports them, since a high cosine can mean only that all vectors point one way."
