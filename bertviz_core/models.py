@@ -279,8 +279,9 @@ class MaskedLMHead(torch.nn.Module):
 
     def __init__(self, model: PreTrainedModel, base: PreTrainedModel) -> None:
         super().__init__()
-        if getattr(model.config, "tie_word_embeddings", False) and model.get_output_embeddings() is not None:
-            model.get_output_embeddings().weight = base.get_input_embeddings().weight
+        output = model.get_output_embeddings()
+        if output is not None and output.weight is model.get_input_embeddings().weight:  # tied: share ours
+            output.weight = base.get_input_embeddings().weight
         setattr(model, model.base_model_prefix, _StatesIn(base))
         self.model = model.eval().to(base.device)
         self.final_norm: torch.nn.Module | None = getattr(base, "final_norm", None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import torch
@@ -37,8 +38,8 @@ SENTENCES: tuple[str, ...] = (
     "Rivers carry sand to the sea; banks erode slowly.",
     "Money, loans and savings: the bank's business.",
 )
-SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-BPE_SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+BPE_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
 VOCAB = 400
 MAX_POSITIONS = 128
 SIZES = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64)
@@ -53,26 +54,29 @@ def _train(model: models.Model, trainer, normalizer=None, pre_tokenizer=None) ->
     return tokenizer
 
 
+@cache  # trained once: a trainer may give a token more or fewer on another run
 def wordpiece_vocab() -> dict[str, int]:
     """A lower-casing WordPiece vocabulary, as BERT's."""
     tokenizer = _train(models.WordPiece(unk_token="[UNK]"),
-                       trainers.WordPieceTrainer(vocab_size=VOCAB, special_tokens=SPECIALS),
+                       trainers.WordPieceTrainer(vocab_size=VOCAB, special_tokens=list(SPECIALS)),
                        normalizers.BertNormalizer(lowercase=True), pre_tokenizers.BertPreTokenizer())
     return tokenizer.get_vocab()
 
 
-def bpe_vocab(specials: list[str]) -> tuple[dict[str, int], list[tuple[str, str]]]:
+@cache
+def bpe_vocab(specials: tuple[str, ...]) -> tuple[dict[str, int], list[tuple[str, str]]]:
     """A byte-level BPE vocabulary and merges, as RoBERTa's and ModernBERT's."""
-    tokenizer = _train(models.BPE(), trainers.BpeTrainer(vocab_size=VOCAB, special_tokens=specials,
+    tokenizer = _train(models.BPE(), trainers.BpeTrainer(vocab_size=VOCAB, special_tokens=list(specials),
                                                          initial_alphabet=pre_tokenizers.ByteLevel.alphabet()),
                        pre_tokenizer=pre_tokenizers.ByteLevel(add_prefix_space=False))
     state = json.loads(tokenizer.to_str())["model"]
     return state["vocab"], [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in state["merges"]]
 
 
-def unigram_vocab(specials: list[str], unk: str) -> list[tuple[str, float]]:
+@cache
+def unigram_vocab(specials: tuple[str, ...], unk: str) -> list[tuple[str, float]]:
     """A SentencePiece-style unigram vocabulary with "▁" word starts, as XLM-R's, ALBERT's and DeBERTa-v3's."""
-    tokenizer = _train(models.Unigram(), trainers.UnigramTrainer(vocab_size=VOCAB, special_tokens=specials,
+    tokenizer = _train(models.Unigram(), trainers.UnigramTrainer(vocab_size=VOCAB, special_tokens=list(specials),
                                                                  unk_token=unk),
                        normalizers.Replace(Regex(" {2,}"), " "), pre_tokenizers.Metaspace())
     return [tuple(piece) for piece in json.loads(tokenizer.to_str())["model"]["vocab"]]
@@ -107,7 +111,7 @@ def roberta_tokenizer(max_length: int | None = MAX_POSITIONS) -> transformers.Pr
     return transformers.RobertaTokenizer(vocab=vocab, merges=merges, **extra)
 
 
-def sentencepiece_tokenizer(cls: type, specials: list[str], unk: str) -> Callable[[], object]:
+def sentencepiece_tokenizer(cls: type, specials: tuple[str, ...], unk: str) -> Callable[[], object]:
     return lambda: cls(vocab=unigram_vocab(specials, unk), model_max_length=MAX_POSITIONS)
 
 
@@ -129,9 +133,9 @@ def _config(cls: type, **extra) -> Callable[[int], transformers.PretrainedConfig
 
 ROBERTA_EXTRA = dict(max_position_embeddings=MAX_POSITIONS + 2, pad_token_id=1, bos_token_id=0, eos_token_id=2,
                      type_vocab_size=1)
-XLMR_SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
-ALBERT_SPECIALS = ["<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]"]
-DEBERTA_SPECIALS = ["[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]"]
+XLMR_SPECIALS = ("<s>", "<pad>", "</s>", "<unk>", "<mask>")
+ALBERT_SPECIALS = ("<pad>", "<unk>", "[CLS]", "[SEP]", "[MASK]")
+DEBERTA_SPECIALS = ("[PAD]", "[CLS]", "[SEP]", "[UNK]", "[MASK]")
 
 FAMILY: tuple[Member, ...] = (
     Member("bert", _config(transformers.BertConfig), transformers.BertModel, transformers.BertForMaskedLM,
@@ -200,12 +204,11 @@ def build_family(folder: Path) -> dict[str, Path]:
         saved[member.name] = _save(folder / member.name, member.base(config), tokenizer)
         if member.mlm is not None:
             saved[f"{member.name}-mlm"] = _save(folder / f"{member.name}-mlm", member.mlm(config), tokenizer)
-    bert = FAMILY[0]
-    one_layer = bert.config(len(bert_tokenizer()))
+    bert, tokenizer = FAMILY[0], bert_tokenizer()
+    one_layer = bert.config(len(tokenizer))
     one_layer.num_hidden_layers = 1
-    saved["bert-1-layer"] = _save(folder / "bert-1-layer", bert.base(one_layer), bert_tokenizer())
-    saved["bert-bin"] = _save(folder / "bert-bin", bert.base(bert.config(len(bert_tokenizer()))), bert_tokenizer(),
-                              safe=False)
+    saved["bert-1-layer"] = _save(folder / "bert-1-layer", bert.base(one_layer), tokenizer)
+    saved["bert-bin"] = _save(folder / "bert-bin", bert.base(bert.config(len(tokenizer))), tokenizer, safe=False)
     roberta = FAMILY[3]
     no_max = roberta_tokenizer(max_length=None)
     saved["roberta-no-max-length"] = _save(folder / "roberta-no-max-length", roberta.base(roberta.config(len(no_max))),
