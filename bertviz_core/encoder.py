@@ -19,15 +19,16 @@ import numpy as np
 import pandas as pd
 import torch
 
-from bertviz_core.encoding import Encoding, ModelInput, check_unicode, trim_offset
-from bertviz_core.masked import MAX_TOP_K, Masks, MaskLens, apply_head, find_masks, lens
+import bertviz_core.checks as checks
+from bertviz_core.encoding import Encoding, ModelInput, trim_offset
+from bertviz_core.masked import MAX_TOP_K, Masks, MaskLens, apply_head, check_hidden_ids, find_masks, lens
 from bertviz_core.neighbours import TokenIndex, build_index
 from bertviz_core.masked import NO_HEAD_REASON
 from bertviz_core.models import (ModelInfo, load_pretrained, max_length, resolve_device, resolve_source,
                                  segments_note)
 from bertviz_core.pooling import POOLINGS, BatchStates, check_strategies
 from bertviz_core.vocab import vocabulary_table
-from bertviz_core.word_vectors import Occurrence, check_word, occurrences
+from bertviz_core.word_vectors import SUBWORD_RULES, Occurrence, check_word, occurrences
 
 if TYPE_CHECKING:  # transformers itself is imported by models.load_pretrained, under a lock
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -60,18 +61,6 @@ def record(event: str) -> None:
     if path:
         with open(path, "a", encoding="utf-8") as log:
             log.write(event + "\n")
-
-
-def _check_texts(texts: Sequence[str]) -> list[str]:
-    if isinstance(texts, str):
-        raise ValueError("texts must be a list of strings; wrap a single text as [text].")
-    texts = list(texts)
-    bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
-    if bad:
-        raise ValueError(f"texts must all be strings; item {bad[0]} is {type(texts[bad[0]]).__name__}.")
-    for i, text in enumerate(texts):
-        check_unicode(text, f"Text {i + 1}")
-    return texts
 
 
 class Encoder:
@@ -150,11 +139,9 @@ class Encoder:
         ``pad_to=T`` appends [PAD] rows (attention_mask 0) up to T tokens, as the tutorials do.
         ``df.attrs["dropped"]`` is the number of tokens cut to fit ``info.max_length``.
         """
-        if not isinstance(text, str) or (text_pair is not None and not isinstance(text_pair, str)):
-            raise ValueError("text and text_pair must be strings.")
-        check_unicode(text)
+        checks.text(text)
         if text_pair is not None:
-            check_unicode(text_pair, "The second text")
+            checks.text(text_pair, "The second text")
         tok = self._tokenize_many([text], None if text_pair is None else [text_pair])[0]
         n = len(tok.ids)
         frame = pd.DataFrame({
@@ -169,8 +156,7 @@ class Encoder:
             "end": pd.Series([None if s else o[1] for o, s in zip(tok.offsets, tok.special)], dtype=object),
         })
         if pad_to is not None:
-            if not isinstance(pad_to, int) or not n <= pad_to <= self.info.max_length:
-                raise ValueError(f"pad_to must be a whole number from {n} (the tokens) to {self.info.max_length}.")
+            pad_to = checks.whole_number(pad_to, f"pad_to (at least the text's {n} tokens)", n, self.info.max_length)
             pad = pd.DataFrame({
                 "position": range(n, pad_to),
                 "token": self.tokenizer.pad_token,
@@ -186,7 +172,7 @@ class Encoder:
 
     def dropped(self, texts: Sequence[str]) -> list[int]:
         """How many tokens each text loses to truncation at ``info.max_length`` (no model run)."""
-        texts = _check_texts(texts)
+        texts = checks.texts(texts)
         return [t.dropped for t in self._tokenize_many(texts)] if texts else []
 
     def vocabulary(self) -> pd.DataFrame:
@@ -261,6 +247,7 @@ class Encoder:
         layer's output, index k the output of transformer layer k. With ``text_pairs``, text i and
         pair i are one input, [CLS] A [SEP] B [SEP] with segments 0 then 1.
         """
+        texts = checks.texts(texts)
         result: list[Encoding | None] = [None] * len(texts)
         for i, encoding in self.encode_each(texts, text_pairs):
             result[i] = encoding
@@ -272,7 +259,8 @@ class Encoder:
     ) -> Iterator[tuple[int, Encoding]]:
         """``encode``'s results as (index into texts, Encoding) pairs, batch by batch as they finish (longest
         texts first), so a caller can keep what it needs of each without holding every text's states."""
-        return self._encode_items(self.inputs(texts, text_pairs), list(texts), progress)
+        items = self.inputs(texts, text_pairs)
+        return self._encode_items(items, list(texts), checks.callback(progress))
 
     def _encode_items(self, items: list[ModelInput], texts: list[str],
                       progress: Callable[[int, int], None] | None = None) -> Iterator[tuple[int, Encoding]]:
@@ -290,10 +278,12 @@ class Encoder:
     def token_index(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None) -> TokenIndex:
         """Every ordinary token of ``texts`` at every layer, float16 (see ``neighbours.TokenIndex``), filled
         batch by batch; ``progress(texts done, total)`` after each batch."""
-        texts = _check_texts(texts)
+        texts, progress = checks.texts(texts), checks.callback(progress)
         if not texts:
             raise ValueError("The corpus is empty: give at least one text to index.")
         items = self.inputs(texts)  # tokenized once, for the index's rows and the model
+        if all(all(item.special) for item in items):
+            raise ValueError("The corpus holds no words to index: every text is empty or blank.")
         return build_index(texts, items, self._encode_items(items, texts, progress),
                            self.info.num_layers + 1, self.info.hidden_size)
 
@@ -307,7 +297,7 @@ class Encoder:
         strategies and 1 for layer-independent ones; ``POOLINGS[name].at(array, layer)`` reads either. Only pooled vectors are
         kept, never all token states. ``progress(texts done, total)`` is called after each batch.
         """
-        texts = _check_texts(texts)
+        texts, progress = checks.texts(texts), checks.callback(progress)
         names = check_strategies(strategies, self.info.has_pooler)
         items = self._tokenize_many(texts) if texts else []
         hidden, layers = self.info.hidden_size, self.info.num_layers + 1
@@ -335,8 +325,8 @@ class Encoder:
 
     def inputs(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> list[ModelInput]:
         """What the model is given for each text (tokens, ids, segments, offsets), without running it."""
-        texts = _check_texts(texts)
-        pairs = None if text_pairs is None else _check_texts(text_pairs)
+        texts = checks.texts(texts)
+        pairs = None if text_pairs is None else checks.texts(text_pairs, "text_pairs")
         if pairs is not None and len(pairs) != len(texts):
             raise ValueError(f"text_pairs has {len(pairs)} items for {len(texts)} texts; give one pair per text.")
         return self._tokenize_many(texts, pairs) if texts else []
@@ -349,7 +339,7 @@ class Encoder:
     def masks(self, text: str) -> Masks:
         """Where ``text``'s masks are (no model run); ``ValueError`` saying what to change when there is none
         the model can see, or too many."""
-        check_unicode(text)
+        checks.text(text)
         return find_masks(self.inputs([text])[0], text, self.mask_token, self.info.max_length)
 
     def mlm_head(self) -> torch.nn.Module:
@@ -372,14 +362,13 @@ class Encoder:
         """For each mask of ``text``, in order: the MLM head (transform with its LayerNorm, then decoder)
         applied to the mask's hidden state after every layer, 0 = the embeddings; the last layer is what
         ``fill_mask`` returns. ``hidden_ids[i]``, when given, is the token mask i hid, followed by rank."""
-        if not 1 <= top_k <= MAX_TOP_K:
-            raise ValueError(f"top_k must be from 1 to {MAX_TOP_K}.")
+        top_k = checks.whole_number(top_k, "top_k", 1, MAX_TOP_K)
         positions = self.masks(text).positions
         head = self.mlm_head()
+        hidden = check_hidden_ids(hidden_ids, len(positions), len(self.tokenizer))
         states = self.encode([text])[0].hidden_states[:, positions]  # (layers+1, masks, hidden)
         logits = apply_head(head, torch.from_numpy(states).to(self.info.device)).transpose(0, 1)  # (masks, L+1, V)
         names = self._token_names(logits.shape[-1])
-        hidden = list(hidden_ids) + [None] * (len(positions) - len(hidden_ids))
         return [lens(logits[i], position, top_k, hidden[i], names) for i, position in enumerate(positions)]
 
     def fill_mask(self, text: str, top_k: int = 10) -> list[pd.DataFrame]:
@@ -393,7 +382,8 @@ class Encoder:
         Each ``Occurrence`` has ``.vectors`` float32 (num_layers+1, hidden): the word's pieces
         merged by ``subword`` (one of ``SUBWORD_RULES``: mean, sum, first, last).
         """
-        check_word(word)
+        texts, word = checks.texts(texts), check_word(word)
+        checks.choice(subword, "subword rule", SUBWORD_RULES)
         return occurrences(self.encode(texts), word, subword)
 
 

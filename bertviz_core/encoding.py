@@ -12,7 +12,10 @@ import numpy as np
 
 def check_unicode(text: str, what: str = "The text") -> str:
     """``text`` unchanged; ``ValueError`` when it holds a lone surrogate (e.g. "\\ud800"), which is no valid
-    Unicode character and which the tokenizer cannot read."""
+    Unicode character and which the tokenizer cannot read; ``ValueError`` too when it is no string at all."""
+    if not isinstance(text, str):
+        shown = repr(text) if len(repr(text)) <= 60 else repr(text)[:59] + "…"
+        raise ValueError(f"{what} must be a string; it is {shown}.")
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as err:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+import bertviz_core.checks as checks
 from bertviz_core.encoding import ModelInput
 
 MAX_MASKS = 10  # each mask is guessed without the others, so more leave too little context to read
@@ -58,6 +59,17 @@ def find_masks(item: ModelInput, text: str, mask_token: str, max_length: int) ->
                          "Each mask is guessed without seeing the others, so many masks leave little context. "
                          "Remove some.")
     return Masks(positions, written - len(positions), miswritten)
+
+
+def check_hidden_ids(hidden_ids: Sequence[int | None] | None, masks: int, vocabulary: int) -> list[int | None]:
+    """The token each of ``masks`` masks hid, as ``Encoder.logit_lens`` follows them: ``hidden_ids`` (None or
+    fewer than ``masks``: unknown for the rest) padded with None to one per mask; ``ValueError`` for more ids than
+    masks, or an id that is no vocabulary entry (a whole number from 0 to ``vocabulary`` - 1)."""
+    ids = [] if hidden_ids is None else checks.items(hidden_ids, "hidden_ids", "vocabulary ids (or None), one per mask")
+    if len(ids) > masks:
+        raise ValueError(f"hidden_ids has {len(ids)} ids for the text's {masks} mask(s); give at most one per mask.")
+    return [None if i is None else checks.whole_number(i, "Each hidden id (a vocabulary entry)", 0, vocabulary - 1)
+            for i in ids] + [None] * (masks - len(ids))
 
 
 @dataclass(frozen=True)

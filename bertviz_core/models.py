@@ -90,6 +90,9 @@ def bundled_model_dir() -> Path:
 
 def resolve_source(model: str | os.PathLike | None) -> ModelSource:
     """Turn the user's model argument into a source; ``None`` means the bundled model."""
+    if model is not None and not isinstance(model, str | os.PathLike):
+        raise ValueError(f"The model must be a hub id or a folder path (text), or None for the bundled model; it is "
+                         f"{_shorten(repr(model))}.")
     if model is None or str(model).strip() in ("", BUNDLED_MODEL):
         return ModelSource(BUNDLED_MODEL, str(bundled_model_dir()), "bundled", BUNDLED_MODEL)
     text = str(model).strip()
@@ -371,7 +374,7 @@ def describe(model: str | None = None, device: str = "auto") -> ModelInfo | None
     """
     from tokenizers import Tokenizer
 
-    source = resolve_source(model)
+    source, device = resolve_source(model), resolve_device(device)
     if source.kind == "hub":
         return None
     _refuse_remote_code(source)
@@ -397,6 +400,6 @@ def describe(model: str | None = None, device: str = "auto") -> ModelInfo | None
     return ModelInfo(
         name=source.name, source=source.location, kind=source.kind, model_type=config["model_type"],
         num_layers=sizes["num_hidden_layers"], hidden_size=sizes["hidden_size"], vocab_size=vocab_size,
-        max_length=max_length(tokenizer_max, config), device=resolve_device(device),
+        max_length=max_length(tokenizer_max, config), device=device,
         has_pooler=any("pooler" in key for key in keys), has_mlm_head=False, requested=source.requested,
     )

@@ -16,6 +16,8 @@ from functools import cached_property
 import numpy as np
 import torch
 
+import bertviz_core.checks as checks
+
 Tensor = torch.Tensor
 
 
@@ -101,14 +103,33 @@ def supported_strategies(has_pooler: bool) -> list[str]:
 
 
 def check_strategies(strategies: list[str] | None, has_pooler: bool) -> list[str]:
-    """The strategies to compute: all that the model supports when ``None``; ValueError for unknown ones."""
+    """The strategies to compute: all that the model supports when ``None``; ValueError for unknown ones, for
+    none at all, and for one the model cannot compute."""
     available = supported_strategies(has_pooler)
     if strategies is None:
         return available
-    unknown = [s for s in strategies if s not in POOLINGS]
-    if unknown:
-        raise ValueError(f"Unknown pooling strategy '{unknown[0]}'. Choose from: {', '.join(POOLINGS)}.")
+    strategies = [checks.choice(s, "pooling strategy", POOLINGS)
+                  for s in checks.strings(strategies, "strategies", "pooling strategy names")]
+    if not strategies:
+        raise ValueError(f"strategies is empty: choose at least one of {', '.join(available)} (or None for all).")
     missing = [s for s in strategies if s not in available]
     if missing:
         raise ValueError(f"'{missing[0]}' needs pooler weights, and this model's checkpoint has none.")
     return list(dict.fromkeys(strategies))
+
+
+def vectors_at(pooled: dict[str, np.ndarray], strategy: str, layer: int | None, name: str = "pooled") -> np.ndarray:
+    """``POOLINGS[strategy].at`` of ``pooled`` (``Encoder.embed``'s output), checked: (texts, dim). ``ValueError``
+    for an unknown strategy, one ``pooled`` lacks, a layer it does not have (a whole number for a per-layer
+    strategy; ignored by the others), or vectors that hold NaN."""
+    strategy = checks.choice(strategy, "pooling strategy", POOLINGS)
+    if not isinstance(pooled, dict) or strategy not in pooled:
+        held = f"holds only {', '.join(map(str, pooled))}" if isinstance(pooled, dict) else f"is {checks.shown(pooled)}"
+        raise ValueError(f"{name} must be Encoder.embed's output holding '{strategy}' vectors; it {held}. Embed with "
+                         "that strategy too.")
+    vectors = checks.numbers(pooled[strategy], f"{name}['{strategy}']", "(texts, layers, dim)", min_rows=0,
+                             finite=False)
+    if POOLINGS[strategy].per_layer:
+        layer = checks.whole_number(layer, "layer", 0, vectors.shape[1] - 1)
+    return checks.numbers(POOLINGS[strategy].at(vectors, layer), f"{name}['{strategy}'] at this layer", "(texts, dim)",
+                          min_rows=0)
