@@ -9,7 +9,18 @@ import html
 
 import pandas as pd
 
+import bertviz_core.checks as checks
+
 _PALETTE = ("#dbeafe", "#fde68a", "#bbf7d0", "#fbcfe8", "#e9d5ff", "#fed7aa")
+
+
+def _check(tokens: pd.DataFrame, text: str, text_pair: str | None = None) -> None:
+    """``ValueError`` unless ``tokens`` is ``Encoder.tokenize``'s frame and the texts are strings."""
+    checks.frame(tokens, "tokens (Encoder.tokenize's frame)",
+                 ("position", "token", "id", "sequence", "attention_mask", "word_index", "start", "end"))
+    checks.text(text)
+    if text_pair is not None:
+        checks.text(text_pair, "The second text")
 
 
 def _source(row: pd.Series, texts: tuple[str, str | None]) -> str:
@@ -23,6 +34,7 @@ def annotate_tokens(tokens: pd.DataFrame, text: str, text_pair: str | None = Non
     ``word`` is the source text of the whole word a token belongs to (all its pieces), so
     "embeddings" shows beside each of em / ##bed / ##ding / ##s.
     """
+    _check(tokens, text, text_pair)
     texts = (text, text_pair)
     frame = tokens.copy()
     spans: dict[int, tuple[int, int]] = {}
@@ -50,6 +62,7 @@ def annotate_tokens(tokens: pd.DataFrame, text: str, text_pair: str | None = Non
 
 def unknown_characters(tokens: pd.DataFrame, unk_token: str, text: str, text_pair: str | None = None) -> list[str]:
     """The source text behind every ``unk_token`` row, in order."""
+    _check(tokens, text, text_pair)
     rows = tokens[tokens["token"] == unk_token]
     return [_source(row, (text, text_pair))[row["start"]:row["end"]] for _, row in rows.iterrows()]
 
@@ -61,6 +74,7 @@ def highlight_html(tokens: pd.DataFrame, text: str, unk_token: str = "[UNK]", se
     Characters no token covers (spaces, stripped control characters) are kept as they are.
     Returns escaped HTML that is safe to render.
     """
+    _check(tokens, text)
     rows = tokens[(tokens["sequence"] == sequence) & tokens["start"].notna()]
     out, cursor = [], 0
     for _, row in rows.iterrows():

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import re2
 
+import bertviz_core.checks as checks
+
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
@@ -26,6 +28,7 @@ _UNUSED = re.compile(r"^\[unused\d+\]$")
 
 def token_kind(token: str, specials: frozenset[str]) -> str:
     """Classify one vocabulary entry into one of ``KINDS``."""
+    token = checks.text(token, "token")
     if token in specials:
         return "special"
     if _UNUSED.match(token):
@@ -50,7 +53,7 @@ def vocabulary_table(tokenizer: PreTrainedTokenizerBase) -> pd.DataFrame:
 
 def kind_counts(vocab: pd.DataFrame) -> pd.Series:
     """How many entries of each kind, in ``KINDS`` order."""
-    return vocab["kind"].value_counts().reindex(list(KINDS), fill_value=0)
+    return checks.frame(vocab, "vocab (Encoder.vocabulary())", ("kind",))["kind"].value_counts().reindex(list(KINDS), fill_value=0)
 
 
 def search_vocabulary(vocab: pd.DataFrame, pattern: str, regex: bool = False) -> pd.DataFrame:
@@ -58,6 +61,8 @@ def search_vocabulary(vocab: pd.DataFrame, pattern: str, regex: bool = False) ->
 
     ``ValueError`` for a pattern longer than ``MAX_PATTERN`` characters or one RE2 cannot compile.
     """
+    checks.frame(vocab, "vocab (Encoder.vocabulary())", ("token",))
+    pattern = checks.text(pattern, "The search")
     if len(pattern) > MAX_PATTERN:
         raise ValueError(f"The search is {len(pattern):,} characters long; the limit is {MAX_PATTERN}.")
     if regex:

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+import bertviz_core.checks as checks
 from bertviz_core.encoding import Encoding, check_unicode
+
 
 @dataclass(frozen=True)
 class Reducer:
@@ -60,7 +62,10 @@ def check_word(word: str) -> str:
 
 
 def find_spans(text: str, word: str) -> list[tuple[int, int]]:
-    """Character spans of every whole-word, case-insensitive occurrence of ``word`` in ``text``."""
+    """Character spans of every whole-word, case-insensitive occurrence of ``word`` (not empty) in ``text``."""
+    text, word = checks.text(text), checks.text(word, "The word")
+    if not word.strip():
+        raise ValueError("The word is empty: enter a word to look for, e.g. 'bank'.")
     pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", re.IGNORECASE)
     return [m.span() for m in pattern.finditer(text)]
 
@@ -68,6 +73,7 @@ def find_spans(text: str, word: str) -> list[tuple[int, int]]:
 def word_owners(text: str) -> list[tuple[int, int] | None]:
     """For each character of ``text``, the span of the whole word it belongs to (a run of letters and digits,
     the words ``find_spans`` finds), or None for spaces and punctuation."""
+    text = checks.text(text)
     owners: list[tuple[int, int] | None] = [None] * len(text)
     for match in re.finditer(r"\w+", text):
         owners[match.start():match.end()] = [match.span()] * (match.end() - match.start())
@@ -85,7 +91,11 @@ def word_span(owners: Sequence[tuple[int, int] | None], start: int, end: int) ->
 
 
 def snippet(text: str, start: int, end: int, marks: tuple[str, str] = ("", ""), words: int = CONTEXT_WORDS) -> str:
-    """``text[start:end]`` between ``marks`` (e.g. "«", "»"), with up to ``words`` words either side."""
+    """``text[start:end]`` between ``marks`` (e.g. "«", "»"), with up to ``words`` words either side;
+    0 <= start <= end <= len(text)."""
+    text = checks.text(text)
+    start = checks.whole_number(start, "start", 0, len(text))
+    end = checks.whole_number(end, "end", start, len(text))
     left = re.search(rf"(?:\S+\s+){{0,{words}}}$", text[:start]).group(0)
     right = re.match(rf"(?:\s*\S+){{0,{words}}}", text[end:]).group(0)
     return "…" + " ".join((left + marks[0] + text[start:end] + marks[1] + right).split()) + "…"
@@ -97,9 +107,10 @@ def occurrences(encodings: Sequence[Encoding], word: str, subword: str = "mean")
     An occurrence cut off by truncation is left out.
     """
     word = check_word(word)
-    if subword not in SUBWORD_RULES:
-        raise ValueError(f"Unknown subword rule '{subword}'. Choose one of: {', '.join(SUBWORD_RULES)}.")
-    merge = SUBWORD_RULES[subword].fn
+    merge = SUBWORD_RULES[checks.choice(subword, "subword rule", SUBWORD_RULES)].fn
+    encodings = checks.items(encodings, "encodings", "Encodings (Encoder.encode's output)")
+    for encoding in encodings:
+        checks.instance(encoding, Encoding, "Each of encodings", "Encoder.encode")
     found = []
     for index, enc in enumerate(encodings):
         for start, end in find_spans(enc.text, word):
@@ -122,7 +133,9 @@ def one_piece_everywhere(found: Sequence[Occurrence]) -> bool:
 
 
 def suggest_words(texts: Sequence[str], word: str, limit: int = 8) -> list[str]:
-    """Words present in the texts that look like ``word`` (or the most frequent ones)."""
+    """Words present in the texts that look like ``word`` (or the most frequent ones), at most ``limit`` (>= 1)."""
+    texts, word = checks.strings(texts, "texts"), checks.text(word, "The word")
+    limit = checks.whole_number(limit, "limit", 1)
     words = [w.lower() for text in texts for w in re.findall(r"\w+", text)]
     close = difflib.get_close_matches(word.lower(), sorted(set(words)), n=limit, cutoff=0.6)
     if close:
@@ -138,8 +151,9 @@ def word_strategies(num_layers: int) -> dict[str, Reducer]:
     """The word-vector strategies for a model with ``num_layers`` layers. Layer 0 is the embedding layer.
 
     Each ``fn`` maps (..., layers+1, hidden) to (..., dim); each ``code`` does the same to one
-    word's ``states`` (layers+1, hidden).
+    word's ``states`` (layers+1, hidden). ``num_layers`` is a whole number of at least 1.
     """
+    num_layers = checks.whole_number(num_layers, "num_layers", 1)
     lo = max(1, num_layers - 3)  # the last four transformer layers are lo..L
     last4 = slice(lo, num_layers + 1)
     combined = {
@@ -159,4 +173,7 @@ def word_strategies(num_layers: int) -> dict[str, Reducer]:
 
 def stack(found: Sequence[Occurrence]) -> np.ndarray:
     """All occurrences' vectors: (occurrences, layers+1, hidden)."""
+    found = checks.items(found, "found", "Occurrences (occurrences' output)")
+    for one in found:
+        checks.instance(one, Occurrence, "Each of found", "occurrences")
     return np.stack([o.vectors for o in found]) if found else np.zeros((0, 0, 0), dtype=np.float32)
