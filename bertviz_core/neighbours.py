@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+import bertviz_core.checks as checks
 from bertviz_core.encoding import Encoding, ModelInput
-from bertviz_core.pooling import POOLINGS
+from bertviz_core.pooling import vectors_at
 from bertviz_core.similarity import METRICS
 from bertviz_core.word_vectors import snippet, word_owners, word_span
 
@@ -77,6 +78,11 @@ def build_index(texts: Iterable[str], inputs: list[ModelInput], encodings: Itera
     return TokenIndex(vectors, index_rows(inputs, texts), texts)
 
 
+def check_index(index: TokenIndex) -> TokenIndex:
+    """``index`` when it is a ``TokenIndex`` (``Encoder.token_index`` makes one)."""
+    return checks.instance(index, TokenIndex, "index", "Encoder.token_index")
+
+
 def _top(scores: np.ndarray, k: int, similar_high: bool, allowed: np.ndarray | None = None) -> np.ndarray:
     """Indices of the ``k`` best scores among the ``allowed`` ones (a boolean mask; None = all), best first;
     equal scores keep corpus order."""
@@ -87,21 +93,26 @@ def _top(scores: np.ndarray, k: int, similar_high: bool, allowed: np.ndarray | N
 def own_sentences(texts: Sequence[str], sentence: str) -> list[int]:
     """The corpus sentences that are ``sentence`` itself (spaces around it ignored): left out of its
     neighbours, where they would only find the query again."""
-    wanted = sentence.strip()
+    texts, wanted = checks.strings(texts, "texts"), checks.text(sentence, "The sentence").strip()
     return [i for i, text in enumerate(texts) if text.strip() == wanted]
 
 
 def scores_against(candidates: np.ndarray, query: np.ndarray, metric: str) -> np.ndarray:
     """``metric`` between each row of ``candidates`` (n, dim) and ``query`` (dim,), in float32: (n,)."""
-    if metric not in METRICS:
-        raise ValueError(f"Unknown metric '{metric}'. Choose one of: {', '.join(METRICS)}.")
+    candidates = checks.numbers(candidates, "candidates", "(n, dim)", min_rows=0)
+    return _scores(candidates, checks.vector(query, "The query vector", candidates.shape[1]), metric)
+
+
+def _scores(candidates: np.ndarray, query: np.ndarray, metric: str) -> np.ndarray:
+    """``scores_against`` of checked input (the candidates may be the index's own, checked when it was made)."""
+    checks.choice(metric, "metric", METRICS)
     return METRICS[metric].between(np.asarray(candidates, dtype=np.float32),
                                    np.asarray(query, dtype=np.float32)[None])[:, 0]
 
 
 def check_k(k: int, available: int, what: str) -> int:
     """``k`` when at least 1; more than ``available`` gives ``available`` (the caller says so)."""
-    if not isinstance(k, int | np.integer) or k < 1:
+    if not checks.is_whole(k) or k < 1:
         raise ValueError(f"k must be a whole number of at least 1 {what}.")
     return min(int(k), available)
 
@@ -111,9 +122,10 @@ def nearest_tokens(index: TokenIndex, vector: np.ndarray, layer: int, k: int, me
     """The ``k`` corpus tokens nearest to ``vector`` (hidden,) at ``layer``, best first: rank, score, and the
     token's row of ``index.tokens``; tokens of the sentences ``exclude`` are left out. ``k`` above the
     number of tokens gives every token."""
-    if not 0 <= layer < index.vectors.shape[0]:
-        raise ValueError(f"layer must be from 0 to {index.vectors.shape[0] - 1}.")
-    scores = scores_against(index.vectors[layer], vector, metric)
+    layer = checks.whole_number(layer, "layer", 0, check_index(index).vectors.shape[0] - 1)
+    vector = checks.vector(vector, "vector", index.vectors.shape[2])
+    exclude = checks.indices(exclude, "exclude (sentence numbers)", len(index.texts), allow_empty=True)
+    scores = _scores(index.vectors[layer], vector, metric)
     allowed = ~index.tokens["sentence"].isin(exclude).to_numpy() if len(exclude) else None
     available = len(scores) if allowed is None else int(allowed.sum())
     order = _top(scores, check_k(k, available, "neighbour"), METRICS[metric].similar_high, allowed)
@@ -126,6 +138,11 @@ def nearest_tokens(index: TokenIndex, vector: np.ndarray, layer: int, k: int, me
 def in_context(found: pd.DataFrame, texts: tuple[str, ...]) -> pd.DataFrame:
     """``nearest_tokens`` results as a reader sees them: rank, score, the token and its context with the
     token between « », and the whole sentence."""
+    checks.frame(found, "found", ("rank", "score", "token", "sentence", "start", "end"))
+    texts = checks.strings(texts, "texts")
+    if len(found) and found["sentence"].max() >= len(texts):
+        raise ValueError(f"found names sentence {found['sentence'].max()}, but texts has {len(texts)}: pass the "
+                         "texts of the index that was searched (index.texts).")
     return pd.DataFrame({
         "rank": found["rank"], "score": found["score"], "token": found["token"],
         "context": [snippet(texts[s], a, b, ("«", "»"), words=5)
@@ -139,6 +156,11 @@ def layer_summary(index: TokenIndex, vectors: np.ndarray, word: str, k: int, met
     """For the query token's ``vectors`` (layers+1, hidden), at every layer: the share of its ``k`` nearest
     corpus tokens (see ``nearest_tokens``) that belong to the same word (``word``, compared lowercased), and
     the ``common`` most frequent words among them ("river ×3, money ×2")."""
+    vectors = checks.numbers(vectors, "vectors", "(layers+1, hidden)")
+    if vectors.shape != (check_index(index).vectors.shape[0], index.vectors.shape[2]):
+        raise ValueError(f"vectors must be the query token's vector at every layer, {index.vectors.shape[0]} rows of "
+                         f"{index.vectors.shape[2]}; they have shape {vectors.shape}.")
+    word = checks.text(word, "The word")
     rows = []
     for layer in range(index.vectors.shape[0]):
         near = nearest_tokens(index, vectors[layer], layer, k, metric, exclude)
@@ -156,9 +178,12 @@ def nearest_sentences(pooled: dict[str, np.ndarray], query: dict[str, np.ndarray
     ``pooled`` is ``Encoder.embed`` of the corpus, ``query`` of the one query text; ``layer`` as
     ``Pooling.at`` reads it (ignored by a layer-independent strategy).
     """
-    candidates = POOLINGS[strategy].at(pooled[strategy], layer)  # (n, dim)
-    scores = scores_against(candidates, POOLINGS[strategy].at(query[strategy], layer)[0], metric)
-    allowed = ~np.isin(np.arange(len(scores)), list(exclude))
+    candidates = vectors_at(pooled, strategy, layer, "pooled")  # (n, dim)
+    query = vectors_at(query, strategy, layer, "query")
+    if len(query) != 1:
+        raise ValueError(f"query holds {len(query)} texts' vectors; embed the one query text alone.")
+    scores = _scores(candidates, checks.vector(query[0], "The query vector", candidates.shape[1]), metric)
+    allowed = ~np.isin(np.arange(len(scores)), checks.indices(exclude, "exclude", len(scores), allow_empty=True))
     order = _top(scores, check_k(k, int(allowed.sum()), "sentence"), METRICS[metric].similar_high, allowed)
     return pd.DataFrame({"rank": np.arange(1, len(order) + 1), "sentence": order, "score": scores[order]})
 
@@ -193,6 +218,11 @@ def mean_cosine_across_sentences(units: np.ndarray, groups: np.ndarray, sentence
     Computed without forming the pairs: the sum over pairs of u_j · u_k is |Σ u|² minus, for each sentence,
     |Σ of the group's vectors in it|², and the pair count is n² minus the sum of the per-sentence n².
     """
+    units = checks.numbers(units, "units", "(n, dim)", min_rows=0)
+    groups, sentences = (checks.numbers(v, name, "(n,)", min_rows=0).astype(int) for v, name in ((groups, "groups"),
+                                                                                                  (sentences, "sentences")))
+    checks.same_rows(units, groups, "units", "groups")
+    checks.same_rows(units, sentences, "units", "sentences")
     n_groups = int(groups.max()) + 1 if len(groups) else 0
     per_group = sparse.csr_matrix((np.ones(len(groups)), (groups, np.arange(len(groups)))),
                                   shape=(n_groups, len(groups)))
@@ -213,8 +243,8 @@ def self_similarity(index: TokenIndex, word: str) -> np.ndarray:
     occurrences in different sentences (every ordered pair of occurrences from two different sentences;
     a word of several pieces is the mean of its pieces). ``ValueError`` when it occurs in fewer than two
     sentences."""
-    key = word.lower()
-    mine = index.tokens["key"].to_numpy() == key
+    key = checks.text(word, "The word").lower()
+    mine = check_index(index).tokens["key"].to_numpy() == key
     if index.tokens.loc[mine, "sentence"].nunique() < 2:
         found = "does not occur" if not mine.any() else "occurs in only one sentence"
         raise ValueError(f"“{word}” {found} in the corpus; self-similarity compares a word's occurrences in "
@@ -230,8 +260,9 @@ def corpus_self_similarity(index: TokenIndex, min_contexts: int = MIN_CONTEXTS) 
     """The mean self-similarity (see ``self_similarity``) of every word that occurs in at least
     ``min_contexts`` sentences, at each layer (layers+1,), and how many words that is (NaN, 0 when none).
     Punctuation ("." "-" "'": a key without a letter or digit) is no word and is left out, as in Ethayarajh's
-    code."""
-    codes, places = _occurrences(index.tokens)
+    code. ``min_contexts`` is a whole number of at least 2 (self-similarity compares different sentences)."""
+    min_contexts = checks.whole_number(min_contexts, "min_contexts (sentences a word must occur in)", 2)
+    codes, places = _occurrences(check_index(index).tokens)
     spread = places[places["key"].str.contains(r"\w", regex=True)].groupby("key")["sentence"].nunique()
     eligible = spread.index[spread >= min_contexts]
     if not len(eligible):
@@ -248,8 +279,8 @@ def corpus_self_similarity(index: TokenIndex, min_contexts: int = MIN_CONTEXTS) 
 def intra_sentence_similarity(index: TokenIndex) -> np.ndarray:
     """At each layer (layers+1,): for each sentence, the mean cosine between its tokens' vectors and their
     mean vector (the sentence's ordinary tokens, [CLS] and [SEP] left out), averaged over sentences with at
-    least two tokens."""
-    sentence = index.tokens["sentence"].to_numpy()
+    least two tokens; NaN when no sentence has two."""
+    sentence = check_index(index).tokens["sentence"].to_numpy()
     starts = np.flatnonzero(np.r_[True, sentence[1:] != sentence[:-1]])  # tokens are in corpus order
     sizes = np.diff(np.r_[starts, len(sentence)])
     result = []
@@ -258,15 +289,16 @@ def intra_sentence_similarity(index: TokenIndex) -> np.ndarray:
         means = _unit(np.add.reduceat(vectors, starts, axis=0))
         cosines = (_unit(vectors) * np.repeat(means, sizes, axis=0)).sum(1)
         per_sentence = np.add.reduceat(cosines, starts) / sizes
-        result.append(per_sentence[sizes >= 2].mean())
+        result.append(per_sentence[sizes >= 2].mean() if (sizes >= 2).any() else np.nan)
     return np.array(result)
 
 
 def anisotropy_baseline(index: TokenIndex, pairs: int = BASELINE_PAIRS, seed: int = 0) -> np.ndarray:
     """At each layer (layers+1,): the mean cosine between ``pairs`` random pairs of corpus tokens from
     different sentences, drawn uniformly with a fixed ``seed``: what two unrelated tokens score, the
-    baseline the paper subtracts."""
-    sentence = index.tokens["sentence"].to_numpy()
+    baseline the paper subtracts. ``pairs`` is a whole number of at least 1."""
+    pairs, seed = checks.whole_number(pairs, "pairs", 1), checks.whole_number(seed, "seed", 0)
+    sentence = check_index(index).tokens["sentence"].to_numpy()
     if len(np.unique(sentence)) < 2:
         raise ValueError("The anisotropy baseline pairs tokens from different sentences: the corpus needs at "
                          "least two sentences.")
@@ -292,12 +324,17 @@ class Contextuality:
 
 
 def adjusted(raw: np.ndarray, baseline: np.ndarray) -> np.ndarray:
-    """A measure minus the anisotropy baseline of the same layer."""
+    """A measure minus the anisotropy baseline of the same layer, both (layers+1,): NaN where the measure is NaN."""
+    raw = checks.numbers(raw, "raw", "(layers+1,)", finite=False)
+    baseline = checks.numbers(baseline, "baseline", "(layers+1,)")
+    checks.same_rows(raw, baseline, "layers of the measure", "baseline")
     return raw - baseline
 
 
 def contextuality(index: TokenIndex, min_contexts: int = MIN_CONTEXTS) -> Contextuality:
-    """Self-similarity, intra-sentence similarity and the baseline of the whole corpus, by layer."""
+    """Self-similarity, intra-sentence similarity and the baseline of the whole corpus, by layer. Self-similarity
+    is NaN when no word occurs in ``min_contexts`` sentences, intra-sentence similarity when no sentence has two
+    tokens (see ``corpus_self_similarity``, ``intra_sentence_similarity``)."""
     baseline = anisotropy_baseline(index)
     selfsim, words = corpus_self_similarity(index, min_contexts)
     intra = intra_sentence_similarity(index)
@@ -310,6 +347,7 @@ def contextuality(index: TokenIndex, min_contexts: int = MIN_CONTEXTS) -> Contex
 
 def word_contextuality(index: TokenIndex, word: str, corpus: Contextuality) -> pd.DataFrame:
     """``word``'s self-similarity by layer, raw and adjusted, beside the corpus' (layer, four columns)."""
+    checks.instance(corpus, Contextuality, "corpus", "contextuality")
     raw = self_similarity(index, word)
     baseline = corpus.table["anisotropy baseline"].to_numpy()
     return pd.DataFrame({"layer": corpus.table["layer"], f"self-similarity of “{word}”": raw,

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+import bertviz_core.checks as checks
 from bertviz_core.figures import layer_label
-from bertviz_core.pooling import POOLINGS
+from bertviz_core.pooling import POOLINGS, vectors_at
 from bertviz_core.projection import pca_2d
 from bertviz_core.similarity import Verdict, separation, top_positions, unscorable, verdict
 
@@ -53,7 +54,9 @@ class LabelCheck:
 
 def colour_groups(labels: Sequence[str]) -> tuple[list[str], int]:
     """Labels to colour by: the ``MAX_COLOURS - 1`` most frequent as they are, the rest as ``OTHER`` when
-    there are more than ``MAX_COLOURS``; and how many labels were merged into ``OTHER``."""
+    there are more than ``MAX_COLOURS``; and how many labels were merged into ``OTHER``. Labels are strings or
+    whole numbers (3 becomes "3")."""
+    labels = checks.labels(labels)
     counts = pd.Series(list(labels)).value_counts(sort=True)
     if len(counts) <= MAX_COLOURS:
         return list(labels), 0
@@ -66,7 +69,7 @@ def check_labels(labels: Sequence[str] | None) -> LabelCheck:
     if labels is None:
         return LabelCheck(None, None, (("info", "No labels: points are not coloured and separation scores are "
                                                 "skipped."),))
-    labels = list(labels)
+    labels = checks.labels(labels)
     problem = unscorable(labels)
     if problem == "one class":
         return LabelCheck(None, None, (("warning", "Every text has the same label, so there is no separation to "
@@ -84,7 +87,12 @@ def check_labels(labels: Sequence[str] | None) -> LabelCheck:
 
 def grid_cells(strategies: Sequence[str], layers: Sequence[int], num_layers: int) -> list[list[Cell]]:
     """The grid's rows: one per chosen strategy, per-layer strategies first (registry order), each with
-    a cell per chosen layer in ascending order; a layer-independent strategy has a single cell."""
+    a cell per chosen layer in ascending order; a layer-independent strategy has a single cell. ``ValueError``
+    for an unknown strategy, or a layer that is no whole number from 0 to ``num_layers``."""
+    num_layers = checks.whole_number(num_layers, "num_layers", 1)
+    strategies = [checks.choice(s, "pooling strategy", POOLINGS)
+                  for s in checks.strings(strategies, "strategies", "pooling strategy names")]
+    layers = checks.indices(layers, "layers", num_layers + 1, allow_empty=True)
     chosen = [name for name in POOLINGS if name in strategies]
     ordered = [s for s in chosen if POOLINGS[s].per_layer] + [s for s in chosen if not POOLINGS[s].per_layer]
     return [[Cell(s, POOLINGS[s].layer_of(layer)) for layer in (sorted(set(layers)) if POOLINGS[s].per_layer
@@ -92,12 +100,15 @@ def grid_cells(strategies: Sequence[str], layers: Sequence[int], num_layers: int
 
 
 def cell_vectors(pooled: dict[str, np.ndarray], cell: Cell) -> np.ndarray:
-    """The (texts, hidden) vectors of ``cell`` from ``Encoder.embed``'s output."""
-    return POOLINGS[cell.strategy].at(pooled[cell.strategy], cell.layer)
+    """The (texts, hidden) vectors of ``cell`` from ``Encoder.embed``'s output (see ``pooling.vectors_at``)."""
+    checks.instance(cell, Cell, "cell", "grid_cells")
+    return vectors_at(pooled, cell.strategy, cell.layer)
 
 
 def score_cell(vectors: np.ndarray, labels: Sequence[str] | None) -> CellResult:
     """PCA to 2-D and the silhouette of ``labels`` on the full (n, dim) vectors (NaN without labels)."""
+    vectors = checks.numbers(vectors, "vectors", "(n, dim)")
+    labels = None if labels is None else checks.labels(labels, count=len(vectors))
     coords, variance = pca_2d(vectors)
     return CellResult(coords, variance, separation(vectors, labels) if labels is not None else float("nan"))
 
@@ -146,6 +157,7 @@ def separation_scores(silhouette_of: Callable[[Cell], float], strategies: Sequen
                       num_layers: int) -> SeparationScores:
     """Every strategy at every layer, ``silhouette_of`` each cell, and which are on top (within
     ``SILHOUETTE_MARGIN``: a tie), NaN ignored."""
+    silhouette_of = checks.callback(silhouette_of, "silhouette_of", optional=False)
     return scores_over([cell for row in grid_cells(strategies, range(num_layers + 1), num_layers) for cell in row],
                        silhouette_of, SILHOUETTE_MARGIN)
 

@@ -10,13 +10,15 @@ import numpy as np
 from sklearn.decomposition import PCA
 from sklearn.manifold import trustworthiness
 
+import bertviz_core.checks as checks
+
 
 def pca_2d(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Project (n, dim) vectors to (n, 2); also return the explained variance ratio of each axis (2,).
 
     Identical vectors (e.g. [CLS] at the embedding layer) have no variance: the ratio is then 0.
     """
-    x = np.asarray(vectors, dtype=np.float64)
+    x = np.asarray(checks.numbers(vectors, "vectors", "(n, dim)"), dtype=np.float64)
     if identical(x):
         return np.zeros((x.shape[0], 2)), np.zeros(2)
     k = min(2, x.shape[0], x.shape[1])
@@ -32,11 +34,13 @@ def pca_2d(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @dataclass(frozen=True)
 class Projection:
     """A 2-D map: ``fn`` maps (n, dim) to (n, 2) with a fixed seed; ``code`` does the same in a notebook on an
-    array ``vectors`` (its import included)."""
+    array ``vectors`` (its import included). ``min_rows``: the fewest vectors it maps (3 for any map, which
+    trustworthiness needs to score)."""
 
     fn: Callable[[np.ndarray], np.ndarray]
     note: str
     code: str
+    min_rows: int = 3
 
 
 def _tsne(vectors: np.ndarray) -> np.ndarray:
@@ -63,7 +67,7 @@ PROJECTIONS: dict[str, Projection] = {
                         "(len(vectors) - 1) / 3), init='pca', random_state=0).fit_transform(vectors)"),
     "UMAP": Projection(_umap, "non-linear: keeps neighbourhoods and more of the global layout than t-SNE",
                        "import umap\ncoords = umap.UMAP(n_components=2, n_neighbors=min(15, len(vectors) - 1), "
-                       "random_state=0).fit_transform(vectors)"),
+                       "random_state=0).fit_transform(vectors)", min_rows=4),  # its spectral start needs 4
 }
 TRUST_NEIGHBOURS = 5  # k of the trustworthiness score
 
@@ -71,22 +75,30 @@ TRUST_NEIGHBOURS = 5  # k of the trustworthiness score
 def trust(vectors: np.ndarray, coords: np.ndarray) -> float:
     """scikit-learn's trustworthiness of a map with k = ``TRUST_NEIGHBOURS`` (fewer for tiny corpora): 1 when
     every point's k nearest neighbours on the map are near it in the full space too, lower as the map
-    invents neighbours."""
+    invents neighbours. NaN for fewer than 3 vectors, where no point has a neighbour to keep."""
+    vectors = checks.numbers(vectors, "vectors", "(n, dim)")
+    coords = checks.numbers(coords, "coords", "(n, 2)")
+    checks.same_rows(vectors, coords, "vectors", "coords")
     k = min(TRUST_NEIGHBOURS, (len(vectors) - 1) // 2)
     return float(trustworthiness(np.asarray(vectors, dtype=np.float64), coords, n_neighbors=k)) if k >= 1 else float("nan")
 
 
 def project(name: str, vectors: np.ndarray) -> tuple[np.ndarray, float]:
-    """``PROJECTIONS[name]`` of (n, dim) vectors: (n, 2) coordinates and their trustworthiness."""
-    if name not in PROJECTIONS:
-        raise ValueError(f"Unknown projection '{name}'. Choose one of: {', '.join(PROJECTIONS)}.")
-    x = np.asarray(vectors, dtype=np.float64)
+    """``PROJECTIONS[name]`` of (n, dim) vectors: (n, 2) coordinates and their trustworthiness; when every vector
+    is the same there is nothing to map: all coordinates 0 and trustworthiness NaN. ``ValueError`` for fewer
+    vectors than the projection's ``min_rows``."""
+    projection = PROJECTIONS[checks.choice(name, "projection", PROJECTIONS)]
+    x = np.asarray(checks.numbers(vectors, "vectors", "(n, dim)"), dtype=np.float64)
+    if len(x) < projection.min_rows:
+        raise ValueError(f"{name} needs at least {projection.min_rows} vectors to draw a map; there are {len(x)}. "
+                         "Add texts.")
     if identical(x):  # nothing to map, and t-SNE's tree code crashes on the NaNs such input gives
         return np.zeros((len(x), 2)), float("nan")
-    coords = PROJECTIONS[name].fn(x)
+    coords = projection.fn(x)
     return coords, trust(x, coords)
 
 
 def identical(vectors: np.ndarray) -> bool:
     """True when every row of (n, dim) ``vectors`` is the same (e.g. [CLS] at the embedding layer)."""
-    return np.ptp(vectors, axis=0).max(initial=0.0) == 0.0
+    vectors = checks.numbers(vectors, "vectors", "(n, dim)", min_rows=0)
+    return len(vectors) == 0 or np.ptp(vectors, axis=0).max(initial=0.0) == 0.0

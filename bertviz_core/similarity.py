@@ -12,7 +12,7 @@ from sklearn.decomposition import PCA
 from sklearn.metrics import roc_auc_score, silhouette_score
 from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances
 
-
+import bertviz_core.checks as checks
 
 @dataclass(frozen=True)
 class Metric:
@@ -51,13 +51,15 @@ METRIC_IMPORTS = "from sklearn.metrics.pairwise import cosine_similarity, euclid
 
 def similarity_matrix(vectors: np.ndarray, metric: str = "cosine") -> np.ndarray:
     """(n, n) matrix of ``metric`` between the rows of (n, dim) ``vectors``, in float64."""
-    if metric not in METRICS:
-        raise ValueError(f"Unknown metric '{metric}'. Choose one of: {', '.join(METRICS)}.")
-    return METRICS[metric].fn(np.asarray(vectors, dtype=np.float64))
+    metric = checks.choice(metric, "metric", METRICS)
+    return METRICS[metric].fn(np.asarray(checks.numbers(vectors, "vectors", "(n, dim)"), dtype=np.float64))
 
 
 def pair_layer_curves(per_layer: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
     """Cosine of every pair at every layer from (n, layers+1, hidden): long frame pair, i, j, layer, cosine."""
+    per_layer = checks.numbers(per_layer, "per_layer", "(n, layers+1, hidden)")
+    names = checks.strings(names, "names")
+    checks.same_rows(per_layer, names, "vectors", "names")
     rows = []
     for layer in range(per_layer.shape[1]):
         sims = similarity_matrix(per_layer[:, layer])
@@ -73,6 +75,7 @@ def sense_scores(vectors: np.ndarray, senses: Sequence[str]) -> dict[str, float]
     pairs over different-sense pairs (scikit-learn). Both NaN when a kind of pair is missing.
     """
     sims = similarity_matrix(vectors)
+    senses = checks.labels(senses, "senses", count=len(sims))
     pairs = list(combinations(range(len(senses)), 2))
     same = np.array([senses[i] == senses[j] for i, j in pairs])
     values = np.array([sims[i, j] for i, j in pairs])
@@ -87,6 +90,7 @@ UNKNOWN_SENSE = "?"  # an occurrence nobody labelled: left out of every sense sc
 
 def same_sense_pairs(senses: Sequence[str]) -> dict[tuple[int, int], bool | None]:
     """For every pair (i < j) of occurrences: True for one sense, False for two, None when one is unknown."""
+    senses = checks.labels(senses, "senses")
     return {(i, j): None if UNKNOWN_SENSE in (senses[i], senses[j]) else senses[i] == senses[j]
             for i, j in combinations(range(len(senses)), 2)}
 
@@ -96,8 +100,14 @@ def score_grid(per_layer_by_rule: dict[str, np.ndarray], strategies: dict[str, C
     """``score`` for every subword rule (rows) x word-vector strategy (columns), over the labelled occurrences.
 
     ``per_layer_by_rule`` maps a rule name to its (n, layers+1, hidden) occurrence vectors; occurrences
-    whose sense is ``UNKNOWN_SENSE`` are left out. None when fewer than two senses are labelled.
+    whose sense is ``UNKNOWN_SENSE`` are left out. None when fewer than two senses are labelled; a cell is NaN
+    when no sense has two labelled occurrences (no same-sense pair, see ``sense_scores``).
     """
+    score, senses = checks.choice(score, "score", ("auc", "gap")), checks.labels(senses, "senses")
+    checks.instance(per_layer_by_rule, dict, "per_layer_by_rule", "{rule: occurrence vectors}")
+    for rule, vectors in per_layer_by_rule.items():
+        checks.same_rows(checks.numbers(vectors, f"the {rule} vectors", "(n, layers+1, hidden)", min_rows=0), senses,
+                         f"{rule} vectors", "senses")
     known = np.array([s != UNKNOWN_SENSE for s in senses], dtype=bool)
     labelled = [s for s in senses if s != UNKNOWN_SENSE]
     if len(set(labelled)) < 2:
@@ -114,6 +124,7 @@ SILHOUETTE_SAMPLE = 2000  # texts; larger corpora are scored on a fixed random s
 
 def unscorable(labels: Sequence[str]) -> str | None:
     """Why the labels cannot be scored for separation ("one class", "no shared class"), or None when they can."""
+    labels = checks.labels(labels)
     classes = len(set(labels))
     return "one class" if classes < 2 else "no shared class" if classes >= len(labels) else None
 
@@ -124,7 +135,9 @@ def separation(vectors: np.ndarray, labels: Sequence[str]) -> float:
     From -1 to 1; higher means the classes form tighter, better separated groups. NaN when
     ``unscorable(labels)``: fewer than two classes, or every text its own class.
     """
-    if unscorable(list(labels)):
+    vectors = checks.numbers(vectors, "vectors", "(n, dim)")
+    labels = checks.labels(labels, count=len(vectors))
+    if unscorable(labels):
         return float("nan")
     labels = np.asarray(labels)
     sample = min(len(labels), SILHOUETTE_SAMPLE) if len(labels) > SILHOUETTE_SAMPLE else None
@@ -160,8 +173,10 @@ def top_positions(top: Verdict | None, scores: pd.DataFrame) -> list[tuple[int, 
 def verdict(scores: pd.DataFrame, margin: float) -> Verdict | None:
     """Which cells of ``scores`` (rows x columns, NaN ignored) are on top: all within ``margin`` of the
     highest count as tied, since a smaller difference is within what another sample of texts would
-    change. None when there is no score."""
-    values = scores.to_numpy(dtype=float)
+    change. None when there is no score; the verdict's lead is NaN when no cell lies outside the top. ``margin``
+    is a number of at least 0."""
+    margin = checks.real_number(margin, "margin", 0)
+    values = checks.frame(scores, "scores").to_numpy(dtype=float)
     if values.size == 0 or np.isnan(values).all():
         return None
     top = float(np.nanmax(values))
@@ -198,9 +213,11 @@ CORRECTIONS: dict[str, Callable[[np.ndarray, int | None], Callable[[np.ndarray],
 
 
 def fit_correction(name: str, corpus: np.ndarray, axes: int | None = None) -> Callable[[np.ndarray], np.ndarray]:
-    """Fit a correction on (n, d) reference vectors; ``axes`` keeps that many top axes when whitening (None: all)."""
-    if name not in CORRECTIONS:
-        raise ValueError(f"Unknown correction '{name}'. Choose one of: {', '.join(CORRECTIONS)}.")
+    """Fit a correction on (n, d) reference vectors; ``axes`` keeps that many top axes when whitening (None: all,
+    else a whole number of at least 1)."""
+    name = checks.choice(name, "correction", CORRECTIONS)
+    corpus = checks.numbers(corpus, "The reference corpus", "(n, dim)", min_rows=0)
+    axes = None if axes is None else checks.whole_number(axes, "axes", 1)
     if name != "none" and len(corpus) < 2:
         raise ValueError("A correction needs a reference corpus of at least two texts.")
     return CORRECTIONS[name](corpus, axes)
@@ -209,8 +226,11 @@ def fit_correction(name: str, corpus: np.ndarray, axes: int | None = None) -> Ca
 def random_pair_baseline(vectors: np.ndarray, metric: str = "cosine", rows: int = 300, seed: int = 0) -> np.ndarray:
     """``metric`` between every pair of up to ``rows`` randomly chosen rows of (n, d) vectors.
 
-    What unrelated texts of the corpus score: a flat array of m(m-1)/2 values.
+    What unrelated texts of the corpus score: a flat array of m(m-1)/2 values. ``ValueError`` for fewer than
+    two rows (no pair).
     """
+    vectors = checks.numbers(vectors, "vectors", "(n, dim)", min_rows=2)
+    rows, seed = checks.whole_number(rows, "rows", 2), checks.whole_number(seed, "seed", 0)
     pick = np.random.default_rng(seed).permutation(len(vectors))[:rows]
     matrix = similarity_matrix(np.asarray(vectors)[pick], metric)
     return matrix[np.triu_indices(len(pick), k=1)]
@@ -218,10 +238,11 @@ def random_pair_baseline(vectors: np.ndarray, metric: str = "cosine", rows: int 
 
 def baseline_band(baseline: np.ndarray) -> tuple[float, float, float]:
     """5th percentile, median and 95th percentile of a random-pair baseline."""
-    low, mid, high = np.percentile(baseline, [5, 50, 95])
+    low, mid, high = np.percentile(checks.numbers(baseline, "The baseline", "(pairs,)"), [5, 50, 95])
     return float(low), float(mid), float(high)
 
 
 def share_below(baseline: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """For each score, the share of baseline values below it: (m,) in [0, 1]."""
-    return np.searchsorted(np.sort(baseline), scores) / len(baseline)
+    baseline = checks.numbers(baseline, "The baseline", "(pairs,)")
+    return np.searchsorted(np.sort(baseline), checks.numbers(scores, "scores", "(m,)", min_rows=0)) / len(baseline)

@@ -20,8 +20,9 @@ from sklearn.model_selection import StratifiedKFold, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+import bertviz_core.checks as checks
 from bertviz_core.projection import identical
-from bertviz_core.similarity import Verdict, fit_correction
+from bertviz_core.similarity import CORRECTIONS, Verdict, fit_correction
 
 DEFAULT_STRATEGIES = ("mean", "cls", "max")  # the cells the Task measures page shows first, at every layer
 PROBE_FOLDS = 5
@@ -52,7 +53,9 @@ class ProbePlan:
 
 
 def probe_plan(labels: Sequence[str]) -> ProbePlan:
-    """The plan for ``labels``; ``ValueError`` when fewer than two classes have two texts each."""
+    """The plan for ``labels`` (strings or whole numbers, 3 read as "3"); ``ValueError`` when fewer than two
+    classes have two texts each."""
+    labels = checks.labels(labels)
     counts = Counter(labels)
     single = sorted(label for label, n in counts.items() if n < 2)
     kept = {label: n for label, n in counts.items() if n >= 2}
@@ -82,8 +85,14 @@ class ProbeScore:
 
 
 def probe(vectors: np.ndarray, labels: Sequence[str], plan: ProbePlan | None = None) -> ProbeScore:
-    """The probe on (n, dim) ``vectors`` with their ``labels`` (see ``PROBE_PROTOCOL``)."""
-    plan = plan or probe_plan(labels)
+    """The probe on (n, dim) ``vectors`` with their ``labels`` (see ``PROBE_PROTOCOL``); ``plan``, when given, is
+    ``probe_plan(labels)``."""
+    vectors = checks.numbers(vectors, "vectors", "(n, dim)")
+    labels = checks.labels(labels, count=len(vectors))
+    plan = probe_plan(labels) if plan is None else checks.instance(plan, ProbePlan, "plan", "probe_plan(labels)")
+    if len(plan.keep) != len(labels):
+        raise ValueError(f"The plan is for {len(plan.keep)} labels, not these {len(labels)}: make it with "
+                         "probe_plan(labels).")
     x = np.asarray(vectors, dtype=np.float64)[plan.keep]
     y = np.asarray(labels, dtype=object)[plan.keep]
     model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
@@ -105,6 +114,7 @@ def probe_code(vectors_code: str, folds: int) -> str:
 def check_pairs(frame: pd.DataFrame) -> pd.DataFrame:
     """Sentence pairs with a gold score: columns sentence1, sentence2 (text) and score (float), empty rows
     dropped; ``ValueError`` saying what to change otherwise."""
+    checks.frame(frame, "The pairs")
     missing = [c for c in ("sentence1", "sentence2", "score") if c not in frame.columns]
     if missing:
         raise ValueError(f"The pairs file needs the columns sentence1, sentence2 and score; it has "
@@ -113,9 +123,9 @@ def check_pairs(frame: pd.DataFrame) -> pd.DataFrame:
     pairs[["sentence1", "sentence2"]] = pairs[["sentence1", "sentence2"]].astype(str).apply(lambda c: c.str.strip())
     pairs = pairs[(pairs["sentence1"] != "") & (pairs["sentence2"] != "")]
     scores = pd.to_numeric(pairs["score"], errors="coerce")
-    bad = scores.isna() & pairs["score"].astype(str).str.strip().ne("")
-    if bad.any() or scores.isna().any():
-        row = int(np.flatnonzero((bad | scores.isna()).to_numpy())[0])
+    bad = ~np.isfinite(scores.to_numpy(dtype=float))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
         raise ValueError(f"The score of pair {row + 1} is “{pairs['score'].iloc[row]}”, not a number. Every pair "
                          "needs a numeric gold score (e.g. 0 to 5).")
     if len(pairs) < MIN_PAIRS:
@@ -128,20 +138,24 @@ def check_pairs(frame: pd.DataFrame) -> pd.DataFrame:
 
 def pair_cosines(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     """Cosine of each pair: row i of ``first`` with row i of ``second``, both (n, dim); (n,)."""
-    a, b = np.asarray(first, dtype=np.float64), np.asarray(second, dtype=np.float64)
+    a, b = (np.asarray(checks.numbers(v, name, "(n, dim)", min_rows=0), dtype=np.float64)
+            for v, name in ((first, "first"), (second, "second")))
+    if a.shape != b.shape:
+        raise ValueError(f"first and second must be the pairs' two sides, of the same shape; they are {a.shape} and "
+                         f"{b.shape}.")
     norms = np.maximum(np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1), 1e-12)
     return (a * b).sum(1) / norms
 
 
 def whitening_axes(sentences: int) -> int:
-    """How many axes whitening keeps when fitted on ``sentences`` sentences and applied to them."""
-    return max(1, int(sentences * WHITEN_AXES_SHARE))
+    """How many axes whitening keeps when fitted on ``sentences`` sentences (at least 1) and applied to them."""
+    return max(1, int(checks.whole_number(sentences, "sentences", 1) * WHITEN_AXES_SHARE))
 
 
 def distinct_rows(sentences: Sequence[str]) -> list[int]:
     """The index of each distinct sentence's first occurrence in ``sentences``."""
     first_seen: dict[str, int] = {}
-    for i, sentence in enumerate(sentences):
+    for i, sentence in enumerate(checks.strings(sentences, "sentences")):
         first_seen.setdefault(sentence, i)
     return list(first_seen.values())
 
@@ -153,12 +167,21 @@ def correlation(first: np.ndarray, second: np.ndarray, gold: Sequence[float], co
     whitening papers do: the rows ``reference_rows`` of the stacked (first, second) vectors, by default all
     (pass ``distinct_rows`` of the stacked sentences: a repeated sentence adds a direction of no variance,
     which whitening would blow up). Whitening keeps ``WHITEN_AXES_SHARE`` as many axes as reference rows.
-    NaN when the cosines are all equal (no order to correlate)."""
+    NaN when the cosines are all equal (no order to correlate). ``ValueError`` for fewer than ``MIN_PAIRS`` pairs,
+    a gold score per pair that is not a finite number, or gold scores that are all the same."""
+    pair_cosines(first, second)  # checks the two sides
+    gold = checks.numbers(gold, "gold", "(pairs,)")
+    checks.same_rows(first, gold, "pairs", "gold (the scores)")
+    if len(gold) < MIN_PAIRS:
+        raise ValueError(f"There are {len(gold)} pair(s); a rank correlation needs at least {MIN_PAIRS}.")
+    if np.ptp(gold) == 0:
+        raise ValueError(f"Every pair has the same gold score ({gold[0]:g}), so there is no order to correlate with.")
+    correction = checks.choice(correction, "correction", CORRECTIONS)
     both = np.vstack([first, second])
     if identical(both):  # e.g. [CLS] at the embedding layer: every cosine is 1, there is no order
         return float("nan")
     if correction != "none":
-        reference = both if reference_rows is None else both[list(reference_rows)]
+        reference = both if reference_rows is None else both[checks.indices(reference_rows, "reference_rows", len(both))]
         fitted = fit_correction(correction, reference, whitening_axes(len(reference)))
         first, second = fitted(first), fitted(second)
     cosines = pair_cosines(first, second)
