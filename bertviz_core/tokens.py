@@ -6,6 +6,8 @@ literally, never rendered.
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -23,13 +25,47 @@ def _check(tokens: pd.DataFrame, text: str, text_pair: str | None = None) -> Non
         checks.text(text_pair, "The second text")
 
 
+@dataclass(frozen=True)
+class Scheme:
+    """How a tokenizer cuts words into pieces, in words for the page: ``name`` ("WordPiece"), ``marking`` (a
+    sentence on how its strings mark pieces), ``continuation`` (the label of a piece that continues a word) and
+    ``pieces`` (the name of their count)."""
+
+    name: str
+    marking: str
+    continuation: str
+    pieces: str = "Continuation pieces"
+
+
+def token_scheme(tokenizer: Any) -> Scheme:
+    """The ``Scheme`` of a fast tokenizer, read from its tokenizers pipeline: WordPiece (BERT: "##" before every
+    piece after a word's first), byte-level BPE (RoBERTa, ModernBERT: "Ġ", a space, before a word's first piece)
+    or SentencePiece (XLM-R, ALBERT, DeBERTa-v3: "▁" before a word's first piece)."""
+    backend = tokenizer.backend_tokenizer
+    model, pre = type(backend.model).__name__, repr(backend.pre_tokenizer)
+    if model == "WordPiece":
+        return Scheme("WordPiece", "pieces after a word's first start with ##.", "## continuation", "## pieces")
+    kind = "SentencePiece" if "Metaspace" in pre else "byte-level BPE" if "ByteLevel" in pre else model
+    start = {"SentencePiece": "▁ (the space before the word)", "byte-level BPE": "Ġ (the space before the word)"}
+    marking = (f"a piece that starts a word after a space begins with {start[kind]}; the pieces after it have no mark."
+               if kind in start else "the table's piece column says which pieces continue a word.")
+    return Scheme(f"{kind} ({model.lower()})" if kind == "SentencePiece" else kind, marking, "continuation")
+
+
+def _continues(frame: pd.DataFrame) -> pd.Series:
+    """Whether each token continues the word of the token before it (same word index)."""
+    return frame["word_index"].notna() & frame["word_index"].eq(frame["word_index"].shift())
+
+
 def _source(row: pd.Series, texts: tuple[str, str | None]) -> str:
     """The text a token's offsets point into: its ``sequence``, the first text or the pair's second."""
     return texts[1] if row["sequence"] == 1 and texts[1] is not None else texts[0]
 
 
-def annotate_tokens(tokens: pd.DataFrame, text: str, text_pair: str | None = None) -> pd.DataFrame:
-    """Add ``piece`` ("word start", "## continuation", "special", "padding") and ``word``.
+def annotate_tokens(tokens: pd.DataFrame, text: str, text_pair: str | None = None,
+                    continuation: str = "## continuation") -> pd.DataFrame:
+    """Add ``piece`` ("word start", ``continuation`` (see ``Scheme``) for a piece after a word's first, "special",
+    "padding") and ``word``.
 
     ``word`` is the source text of the whole word a token belongs to (all its pieces), so
     "embeddings" shows beside each of em / ##bed / ##ding / ##s.
@@ -42,12 +78,14 @@ def annotate_tokens(tokens: pd.DataFrame, text: str, text_pair: str | None = Non
         lo, hi = spans.get(row["word_index"], (row["start"], row["end"]))
         spans[row["word_index"]] = (min(lo, row["start"]), max(hi, row["end"]))
 
+    continues = _continues(frame)
+
     def piece(row: pd.Series) -> str:
         if row["attention_mask"] == 0:
             return "padding"
         if row["word_index"] is None:
             return "special"
-        return "## continuation" if str(row["token"]).startswith("##") else "word start"
+        return continuation if continues[row.name] else "word start"
 
     def word(row: pd.Series) -> str:
         if row["word_index"] is None:
@@ -69,21 +107,22 @@ def unknown_characters(tokens: pd.DataFrame, unk_token: str, text: str, text_pai
 
 def highlight_html(tokens: pd.DataFrame, text: str, unk_token: str = "[UNK]", sequence: int = 0) -> str:
     """``text`` (the first text, or with ``sequence=1`` a pair's second) with each token's span shaded: a colour
-    per word, a bar before ## pieces.
+    per word, a bar before each piece that continues a word.
 
     Characters no token covers (spaces, stripped control characters) are kept as they are.
     Returns escaped HTML that is safe to render.
     """
     _check(tokens, text)
+    continues = _continues(tokens)
     rows = tokens[(tokens["sequence"] == sequence) & tokens["start"].notna()]
     out, cursor = [], 0
     for _, row in rows.iterrows():
         start, end = int(row["start"]), int(row["end"])
-        if start < cursor:  # overlapping offsets never happen for WordPiece; stay safe
+        if start < cursor:  # overlapping offsets: a byte-level piece inside a character; show it once
             continue
         out.append(html.escape(text[cursor:start]))
         colour = "#fca5a5" if row["token"] == unk_token else _PALETTE[int(row["word_index"]) % len(_PALETTE)]
-        edge = "border-left:2px solid #475569;" if str(row["token"]).startswith("##") else ""
+        edge = "border-left:2px solid #475569;" if continues[row.name] else ""
         title = html.escape(f"{row['token']}  id {row['id']}  position {row['position']}", quote=True)
         out.append(
             f'<span title="{title}" style="background:{colour};{edge}padding:1px 1px;border-radius:3px">'

@@ -6,7 +6,7 @@ import streamlit as st
 
 from bertviz_core import recipes
 from bertviz_core.corpora import TUTORIAL
-from bertviz_core.tokens import annotate_tokens, highlight_html, unknown_characters
+from bertviz_core.tokens import annotate_tokens, highlight_html, token_scheme, unknown_characters
 from bertviz_core.vocab import kind_counts, search_vocabulary
 from ui import (
     download_csv,
@@ -42,12 +42,13 @@ if pad:
     default_t = min(max(n_tokens, 32), info.max_length)
     pad_to = int(right.number_input(f"T (from {n_tokens} to {info.max_length})", n_tokens, info.max_length,
                                     default_t, key="tok_T", bind="query-params"))
-tokens = annotate_tokens(tokenize_text(model_key(), text, pair, pad_to), text, pair)
+scheme = token_scheme(loaded.tokenizer)
+tokens = annotate_tokens(tokenize_text(model_key(), text, pair, pad_to), text, pair, scheme.continuation)
 
 teaching_panel(
-    "Each row is one token the model sees: its WordPiece string, its row (ID) in the embedding table, "
+    f"Each row is one token the model sees: its {scheme.name} string, its row (ID) in the embedding table, "
     "its segment, and whether attention may look at it.  \n"
-    "A word missing from the vocabulary is split into pieces; pieces after the first start with ##.",
+    f"A word missing from the vocabulary is split into pieces; {scheme.marking}",
     recipes.tokenization(info, text, pair, pad_to),
 )
 
@@ -57,7 +58,7 @@ dropped = tokens.attrs.get("dropped", 0)
 cols = st.columns(5)
 cols[0].metric("Tokens", n_tokens)
 cols[1].metric("Words", words)
-cols[2].metric("## pieces", int((tokens["piece"] == "## continuation").sum()))
+cols[2].metric(scheme.pieces, int((tokens["piece"] == scheme.continuation).sum()))
 cols[3].metric("[UNK]", len(unknown))
 cols[4].metric("Dropped by truncation", dropped)
 
@@ -80,8 +81,8 @@ if unknown:
 tab_tokens, tab_vocab = st.tabs(["Tokens", "Vocabulary"], key="tok_tab", bind="query-params", on_change="rerun")
 with tab_tokens:
     if tab_tokens.open:
-        st.caption("The text with each token's span shaded: one colour per word, a dark bar before each ## piece, "
-                   "red for [UNK]. Hover a span for its token and ID.")
+        st.caption("The text with each token's span shaded: one colour per word, a dark bar before each piece that "
+                   "continues a word, red for [UNK]. Hover a span for its token and ID.")
         st.html(highlight_html(tokens, text, loaded.tokenizer.unk_token))
         if pair:
             st.caption("Second sentence (segment 1):" if loaded.uses_segments else "Second sentence:")
@@ -90,7 +91,7 @@ with tab_tokens:
                         "start", "end"]]
         if pair and loaded.segments_note:
             st.info(literal(loaded.segments_note), icon="🧩")
-        shade = {"## continuation": "background-color: #fef3c7", "special": "background-color: #e0e7ff",
+        shade = {scheme.continuation: "background-color: #fef3c7", "special": "background-color: #e0e7ff",
                  "padding": "color: #94a3b8"}
         table(shown, key="tok_table", height=1000, row_css=shown["piece"].map(shade).fillna(""))
         download_csv(shown, "Download the token table (CSV)", "tokens.csv", "tok_csv")

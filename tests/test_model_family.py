@@ -18,6 +18,7 @@ from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokeni
 from bertviz_core import Encoder, describe, load_encoder
 from bertviz_core.neighbours import contextuality, self_similarity
 from bertviz_core.pooling import POOLINGS
+from bertviz_core.tokens import annotate_tokens, token_scheme
 from bertviz_core.word_vectors import find_spans
 
 TEXTS = ["The bank by the river was muddy.", "Bank!", "A café in Zürich, by the bank; the BANK's vault.",
@@ -215,3 +216,18 @@ def test_loads_in_two_threads_keep_the_masked_lm_head(family_dirs: dict[str, Pat
     first = load_encoder(str(family_dirs["bert-mlm"]), device="cpu").info.has_mlm_head
     others.join()
     assert first and load_encoder(str(family_dirs["roberta-mlm"]), device="cpu").info.has_mlm_head
+
+
+@pytest.mark.parametrize("name", FAMILY_NAMES)
+def test_the_token_scheme_names_the_tokenizer_and_its_continuations(family_encoders: dict[str, Encoder],
+                                                                     name: str) -> None:
+    enc = family_encoders[name]
+    scheme = token_scheme(enc.tokenizer)
+    kind = type(enc.tokenizer.backend_tokenizer.model).__name__
+    assert scheme.name.startswith({"WordPiece": "WordPiece", "BPE": "byte-level BPE", "Unigram": "SentencePiece"}[kind])
+    text = "The unbelievable bank."
+    frame = annotate_tokens(enc.tokenize(text), text, None, scheme.continuation)
+    words = frame["word_index"].tolist()
+    expected = ["special" if w is None else scheme.continuation if i and w == words[i - 1] else "word start"
+                for i, w in enumerate(words)]
+    assert frame["piece"].tolist() == expected and scheme.continuation in expected  # "unbelievable" is split
