@@ -593,6 +593,7 @@ EXEMPT: dict[str, str] = {
     "task_measures.probe_code": "formats teaching code from a plan probe_plan made",
     "task_measures.agreement": "formats two Verdicts that verdict made",
     "vocab.vocabulary_table": "reads a loaded tokenizer (Encoder.vocabulary)",
+    "tokens.token_scheme": "reads a loaded tokenizer (Encoder.tokenizer)",
     "word_vectors.word_span": "looks up offsets the tokenizer gave in word_owners' table",
     "word_vectors.one_piece_everywhere": "reads the Occurrences occurrences made",
 }
