@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -15,9 +16,12 @@ import bertviz_core.checks as checks
 from bertviz_core.figures import layer_label
 from bertviz_core.pooling import POOLINGS, vectors_at
 from bertviz_core.projection import pca_2d
-from bertviz_core.similarity import Verdict, separation, top_positions, unscorable, verdict
+import bertviz_core.uncertainty as uncertainty
+from bertviz_core.similarity import SILHOUETTE_SAMPLE, Verdict, silhouette_per_text, top_positions, unscorable, verdict
+from bertviz_core.uncertainty import Resampling, Scored
 
-SILHOUETTE_MARGIN = 0.005  # silhouettes closer than this to the top count as a tie
+SILHOUETTE_MARGIN = 0.005  # the fixed margin of a grid made without replicates (``scores_over`` with no resampling)
+SILHOUETTE_CHANCE = "a silhouette of about 0, classes no further apart than the texts within them"
 
 
 @dataclass(frozen=True)
@@ -30,11 +34,27 @@ class Cell:
 
 @dataclass(frozen=True)
 class CellResult:
-    """A cell's PCA coordinates (n, 2), their explained variance ratios (2,), and its silhouette (NaN unscored)."""
+    """A cell's PCA coordinates (n, 2), their explained variance ratios (2,), its silhouette (NaN unscored), and
+    each scored text's silhouette (their mean; None unscored), which the bootstrap resamples."""
 
     coords: np.ndarray
     variance: np.ndarray
     silhouette: float
+    per_text: np.ndarray | None = None
+
+    def scored(self, resampling: Resampling) -> Scored:
+        """The silhouette with its replicates: the mean per-text silhouette over each of ``resampling``'s
+        resamples of the texts (``silhouette_resampling``; the same resamples for every cell)."""
+        if self.per_text is None:
+            return Scored(float("nan"))
+        return Scored(self.silhouette, uncertainty.mean_replicates(self.per_text, resampling.indices()))
+
+
+def silhouette_resampling(texts: int) -> Resampling:
+    """The bootstrap of a silhouette grid over ``texts`` scored texts (at most ``SILHOUETTE_SAMPLE``, the sample
+    larger corpora are scored on)."""
+    return uncertainty.bootstrap(min(checks.whole_number(texts, "texts", 1), SILHOUETTE_SAMPLE), "texts", 0.0,
+                                 SILHOUETTE_CHANCE)
 
 
 MAX_COLOURS = 20  # labels drawn in colours of their own; the rarer ones share "other"
@@ -110,7 +130,8 @@ def score_cell(vectors: np.ndarray, labels: Sequence[str] | None) -> CellResult:
     vectors = checks.numbers(vectors, "vectors", "(n, dim)")
     labels = None if labels is None else checks.labels(labels, count=len(vectors))
     coords, variance = pca_2d(vectors)
-    return CellResult(coords, variance, separation(vectors, labels) if labels is not None else float("nan"))
+    per_text = None if labels is None else silhouette_per_text(vectors, labels)
+    return CellResult(coords, variance, float("nan") if per_text is None else float(per_text.mean()), per_text)
 
 
 def cell_title(cell: Cell, result: CellResult, scored: bool) -> str:
@@ -123,16 +144,22 @@ def cell_title(cell: Cell, result: CellResult, scored: bool) -> str:
 @dataclass(frozen=True)
 class SeparationScores:
     """A score of every cell (a silhouette, unless made with another score): ``per_layer`` (per-layer
-    strategies x layer columns) and ``single`` (layer-independent strategies); a lead under ``margin`` is
-    a tie."""
+    strategies x layer columns) and ``single`` (layer-independent strategies). With a ``resampling`` and each
+    cell's ``replicates`` (keyed by (strategy, column label)), the verdict is judged on them
+    (``uncertainty.judge``, its sentence naming ``measure``); without, a lead under ``margin`` is a tie."""
 
     per_layer: pd.DataFrame
     single: pd.Series
     margin: float = SILHOUETTE_MARGIN
+    replicates: dict[tuple[str, str], np.ndarray] | None = None
+    resampling: Resampling | None = None
+    measure: str = "silhouette (cosine)"
 
-    @property
+    @cached_property
     def verdict(self) -> Verdict | None:
-        """Which cells are on top, over both parts: within ``margin`` is a tie; None without scores."""
+        """Which cells are on top, over both parts; None without scores."""
+        if self.resampling is not None and self.replicates is not None:
+            return uncertainty.judge(self.table(), self.replicates, self.resampling, self.measure)
         return verdict(self.table(), self.margin)
 
     def table(self) -> pd.DataFrame:
@@ -153,23 +180,50 @@ class SeparationScores:
                         f"length, so the two always score the same." for s, base in pairs) or None
 
 
-def separation_scores(silhouette_of: Callable[[Cell], float], strategies: Sequence[str],
+def separation_scores(silhouette_of: Callable[[Cell], float | CellResult], strategies: Sequence[str],
                       num_layers: int) -> SeparationScores:
-    """Every strategy at every layer, ``silhouette_of`` each cell, and which are on top (within
-    ``SILHOUETTE_MARGIN``: a tie), NaN ignored."""
+    """Every strategy at every layer, ``silhouette_of`` each cell, and which are on top, NaN ignored. When
+    ``silhouette_of`` gives each cell's ``CellResult`` (``score_cell``), the verdict is judged on a bootstrap of
+    the texts (``silhouette_resampling``); when it gives a number, on ``SILHOUETTE_MARGIN``."""
     silhouette_of = checks.callback(silhouette_of, "silhouette_of", optional=False)
-    return scores_over([cell for row in grid_cells(strategies, range(num_layers + 1), num_layers) for cell in row],
-                       silhouette_of, SILHOUETTE_MARGIN)
+    cells = [cell for row in grid_cells(strategies, range(num_layers + 1), num_layers) for cell in row]
+    return silhouette_grid(cells, silhouette_of)
 
 
-def scores_over(cells: Sequence[Cell], score_of: Callable[[Cell], float], margin: float) -> SeparationScores:
+def silhouette_grid(cells: Sequence[Cell], result_of: Callable[[Cell], float | CellResult]) -> SeparationScores:
+    """``separation_scores`` over the given ``cells``."""
+    results = {cell: result_of(cell) for cell in cells}
+    texts = next((len(r.per_text) for r in results.values() if isinstance(r, CellResult) and r.per_text is not None),
+                 None)
+    if texts is None:  # numbers, or nothing scored: no replicates to judge on
+        return scores_over(cells, lambda cell: getattr(results[cell], "silhouette", results[cell]), SILHOUETTE_MARGIN)
+    resampling = silhouette_resampling(texts)
+    return scores_over(cells, lambda cell: results[cell].scored(resampling), SILHOUETTE_MARGIN, resampling,
+                       "silhouette (cosine)")
+
+
+def scores_over(cells: Sequence[Cell], score_of: Callable[[Cell], float | Scored], margin: float,
+                resampling: Resampling | None = None, measure: str = "score") -> SeparationScores:
     """``score_of`` each of ``cells``, laid out as a ``SeparationScores`` (rows in the cells' order, layers
-    ascending) whose verdict needs a lead of ``margin``."""
+    ascending). When ``score_of`` gives ``Scored`` cells and ``resampling`` says how their replicates were made,
+    the verdict is judged on the replicates (its sentence naming ``measure``); otherwise it needs a lead of
+    ``margin``."""
     per_layer = [cell for cell in cells if cell.layer is not None]
     layers = sorted({cell.layer for cell in per_layer})
     grid = pd.DataFrame(index=list(dict.fromkeys(cell.strategy for cell in per_layer)),
                         columns=[layer_label(layer) for layer in layers], dtype=float)
-    for cell in per_layer:
-        grid.loc[cell.strategy, layer_label(cell.layer)] = score_of(cell)
-    one = pd.Series({cell.strategy: score_of(cell) for cell in cells if cell.layer is None}, dtype=float)
-    return SeparationScores(grid, one, margin)
+    replicates: dict[tuple[str, str], np.ndarray] = {}
+    single: dict[str, float] = {}
+    for cell in cells:
+        got = score_of(cell)
+        value = got.value if isinstance(got, Scored) else float(got)
+        column = layer_label(cell.layer) if cell.layer is not None else "one vector"
+        if isinstance(got, Scored):
+            replicates[(cell.strategy, column)] = got.replicates
+        if cell.layer is None:
+            single[cell.strategy] = value
+        else:
+            grid.loc[cell.strategy, column] = value
+    judged = resampling is not None and len(replicates) == len(cells)
+    return SeparationScores(grid, pd.Series(single, dtype=float), margin, replicates if judged else None,
+                            resampling if judged else None, measure)

@@ -9,10 +9,13 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 from sklearn.decomposition import PCA
-from sklearn.metrics import roc_auc_score, silhouette_score
-from sklearn.metrics.pairwise import cosine_similarity, euclidean_distances
+from sklearn.metrics import roc_auc_score, silhouette_samples
+from sklearn.metrics.pairwise import cosine_distances, cosine_similarity, euclidean_distances
+from sklearn.utils import check_random_state
 
 import bertviz_core.checks as checks
+import bertviz_core.uncertainty as uncertainty
+from bertviz_core.uncertainty import Verdict
 
 @dataclass(frozen=True)
 class Metric:
@@ -119,6 +122,31 @@ def score_grid(per_layer_by_rule: dict[str, np.ndarray], strategies: dict[str, C
     )
 
 
+
+def sense_verdict(per_layer_by_rule: dict[str, np.ndarray], strategies: dict[str, Callable], senses: Sequence[str],
+                  score: str = "auc") -> Verdict | None:
+    """Which cells of ``score_grid`` (same arguments) are on top, judged on ``uncertainty.RESAMPLES`` bootstrap
+    resamples of the labelled occurrences (the same resamples for every cell, so cells are paired; a pair counts
+    as often as both its occurrences are drawn). None when ``score_grid`` is None or every cell is NaN."""
+    grid = score_grid(per_layer_by_rule, strategies, senses, score)
+    if grid is None:
+        return None
+    labelled = [s for s in senses if s != UNKNOWN_SENSE]
+    known = np.array([s != UNKNOWN_SENSE for s in senses], dtype=bool)
+    first, second = np.triu_indices(len(labelled), k=1)
+    same = np.asarray(labelled, dtype=object)[first] == np.asarray(labelled, dtype=object)[second]
+    chance, wording = SENSE_CHANCE[score]
+    resampling = uncertainty.bootstrap(len(labelled), "labelled occurrences", chance, wording)
+    replicates = {}
+    for rule, vectors in per_layer_by_rule.items():
+        for name, fn in strategies.items():
+            sims = similarity_matrix(fn(np.asarray(vectors)[known]))[first, second]
+            replicates[(str(rule), str(name))] = uncertainty.pair_replicates(sims, same, first, second,
+                                                                             resampling.indices(), score)
+    measure = f"{score} ({len(first):,} pairs)"
+    return uncertainty.judge(grid, replicates, resampling, measure,
+                             lambda cell: f"{cell[1]}, pieces merged by {cell[0]}")
+
 SILHOUETTE_SAMPLE = 2000  # texts; larger corpora are scored on a fixed random sample
 
 
@@ -135,33 +163,31 @@ def separation(vectors: np.ndarray, labels: Sequence[str]) -> float:
     From -1 to 1; higher means the classes form tighter, better separated groups. NaN when
     ``unscorable(labels)``: fewer than two classes, or every text its own class.
     """
+    per_text = silhouette_per_text(vectors, labels)
+    return float("nan") if per_text is None else float(per_text.mean())
+
+
+def silhouette_per_text(vectors: np.ndarray, labels: Sequence[str]) -> np.ndarray | None:
+    """Each text's silhouette (scikit-learn's ``silhouette_samples`` on one precomputed cosine-distance matrix),
+    over a fixed random sample of ``SILHOUETTE_SAMPLE`` texts (``silhouette_score``'s, random_state=0) when there
+    are more; their mean is ``separation``. None when ``unscorable(labels)``."""
     vectors = checks.numbers(vectors, "vectors", "(n, dim)")
     labels = checks.labels(labels, count=len(vectors))
     if unscorable(labels):
-        return float("nan")
+        return None
     labels = np.asarray(labels)
-    sample = min(len(labels), SILHOUETTE_SAMPLE) if len(labels) > SILHOUETTE_SAMPLE else None
-    return float(silhouette_score(np.asarray(vectors, dtype=np.float64), labels, metric="cosine",
-                                  sample_size=sample, random_state=0))
+    vectors = np.asarray(vectors, dtype=np.float64)
+    if len(labels) > SILHOUETTE_SAMPLE:
+        pick = check_random_state(0).permutation(len(labels))[:SILHOUETTE_SAMPLE]
+        vectors, labels = vectors[pick], labels[pick]
+        if unscorable(list(labels)):
+            return None
+    return silhouette_samples(cosine_distances(vectors), labels, metric="precomputed")
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """The top of a score table: ``cells`` every (row label, column label) within ``margin`` of the top
-    score ``value``; ``lead`` how far the top is ahead of the best cell outside them (NaN when none is).
-    One cell is a best; several are a tie."""
-
-    cells: list[tuple[str, str]]
-    value: float
-    lead: float
-    margin: float
-
-    @property
-    def tie(self) -> bool:
-        return len(self.cells) > 1
-
-
-SENSE_MARGIN = 0.01  # sense scores (AUC, gap) closer than this to the top count as a tie
+SENSE_MARGIN = 0.01  # the fixed margin of ``verdict``; pages judge sense scores by ``sense_verdict`` instead
+SENSE_CHANCE = {"auc": (0.5, "an AUC of 0.5, cosine no better than a coin at telling same-sense pairs"),
+                "gap": (0.0, "a gap of 0, same-sense pairs no closer than different-sense ones")}
 
 
 def top_positions(top: Verdict | None, scores: pd.DataFrame) -> list[tuple[int, int]]:

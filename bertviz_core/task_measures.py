@@ -9,7 +9,7 @@ fold, so no test text informs it), scored by ``StratifiedKFold(5, shuffle=True, 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,13 +21,18 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import bertviz_core.checks as checks
+import bertviz_core.uncertainty as uncertainty
+from bertviz_core.pooling_grid import Cell, SeparationScores, cell_vectors, scores_over
 from bertviz_core.projection import identical
-from bertviz_core.similarity import CORRECTIONS, Verdict, fit_correction
+from bertviz_core.similarity import CORRECTIONS, fit_correction
+from bertviz_core.uncertainty import Resampling, Scored, Verdict
 
 DEFAULT_STRATEGIES = ("mean", "cls", "max")  # the cells the Task measures page shows first, at every layer
 PROBE_FOLDS = 5
-PROBE_MARGIN = 0.01  # probe accuracies closer than this to the top count as a tie (1 point)
-CORRELATION_MARGIN = 0.01  # Spearman correlations closer than this to the top count as a tie
+# Fixed margins of grids made without replicates; the pages judge on folds and bootstraps (``probe_grid``,
+# ``correlation_grid``), see ``uncertainty``.
+PROBE_MARGIN = 0.01
+CORRELATION_MARGIN = 0.01
 MIN_PAIRS = 5  # a rank correlation of fewer pairs says little
 # Whitening keeps this share of axes per distinct sentence it is fitted on. Whitening n sentences on all n - 1
 # axes turns them into a regular simplex, where every cosine is the same; on the built-in pairs that sends
@@ -77,11 +82,20 @@ def probe_plan(labels: Sequence[str]) -> ProbePlan:
 
 @dataclass(frozen=True)
 class ProbeScore:
-    """Cross-validated accuracy and macro-F1 of the stated probe, means over ``folds`` folds."""
+    """Cross-validated accuracy and macro-F1 of the stated probe, means over ``folds`` folds, and each fold's
+    (the same ``StratifiedKFold`` for every cell of a corpus, so two cells' fold scores are paired)."""
 
     accuracy: float
     macro_f1: float
     folds: int
+    fold_accuracy: tuple[float, ...] = ()
+    fold_f1: tuple[float, ...] = ()
+
+    def scored(self, measure: str = "accuracy") -> Scored:
+        """The mean with its fold scores as replicates; ``measure`` "accuracy" or "macro-F1"."""
+        folds = self.fold_accuracy if measure == "accuracy" else self.fold_f1
+        return Scored(self.accuracy if measure == "accuracy" else self.macro_f1,
+                      np.asarray(folds, dtype=np.float64) if folds else np.full(1, np.nan))
 
 
 def probe(vectors: np.ndarray, labels: Sequence[str], plan: ProbePlan | None = None) -> ProbeScore:
@@ -98,7 +112,31 @@ def probe(vectors: np.ndarray, labels: Sequence[str], plan: ProbePlan | None = N
     model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))
     scores = cross_validate(model, x, y, cv=StratifiedKFold(plan.folds, shuffle=True, random_state=0),
                             scoring=("accuracy", "f1_macro"))
-    return ProbeScore(float(scores["test_accuracy"].mean()), float(scores["test_f1_macro"].mean()), plan.folds)
+    return ProbeScore(float(scores["test_accuracy"].mean()), float(scores["test_f1_macro"].mean()), plan.folds,
+                      tuple(map(float, scores["test_accuracy"])), tuple(map(float, scores["test_f1_macro"])))
+
+
+def probe_chance(labels: Sequence[str], plan: ProbePlan, measure: str = "accuracy") -> tuple[float, str]:
+    """What a probe that always answers the most frequent kept class scores (``measure`` "accuracy" or
+    "macro-F1"), and that in words."""
+    kept = [label for label, keep in zip(checks.labels(labels), plan.keep) if keep]
+    counts = Counter(kept)
+    share = max(counts.values()) / len(kept)
+    if measure == "accuracy":
+        return share, f"{share:.3f}, the majority-class rate (always answering the most frequent class)"
+    f1 = 2 * share / (1 + share) / len(counts)  # F1 of the majority class; 0 for every other class
+    return f1, f"{f1:.3f}, the macro-F1 of always answering the most frequent class"
+
+
+def probe_grid(cells: Sequence[Cell], probed: Mapping[Cell, ProbeScore], labels: Sequence[str], plan: ProbePlan,
+               measure: str = "accuracy") -> SeparationScores:
+    """The probe's ``measure`` ("accuracy" or "macro-F1") of every cell, its verdict judged on the folds: the
+    best is clear only when a t interval of its fold-by-fold lead over every other cell lies above 0."""
+    measure = checks.choice(measure, "measure", ("accuracy", "macro-F1"))
+    chance, wording = probe_chance(labels, plan, measure)
+    resampling = uncertainty.folds(int(plan.keep.sum()), plan.folds, "texts", chance, wording)
+    return scores_over(cells, lambda cell: probed[cell].scored(measure), PROBE_MARGIN, resampling,
+                       f"probe {measure}")
 
 
 def probe_code(vectors_code: str, folds: int) -> str:
@@ -169,6 +207,12 @@ def correlation(first: np.ndarray, second: np.ndarray, gold: Sequence[float], co
     which whitening would blow up). Whitening keeps ``WHITEN_AXES_SHARE`` as many axes as reference rows.
     NaN when the cosines are all equal (no order to correlate). ``ValueError`` for fewer than ``MIN_PAIRS`` pairs,
     a gold score per pair that is not a finite number, or gold scores that are all the same."""
+    gold = _checked_gold(first, second, gold)
+    cosines = corrected_cosines(first, second, correction, reference_rows)
+    return float(spearmanr(cosines, gold).statistic) if cosines is not None else float("nan")
+
+
+def _checked_gold(first: np.ndarray, second: np.ndarray, gold: Sequence[float]) -> np.ndarray:
     pair_cosines(first, second)  # checks the two sides
     gold = checks.numbers(gold, "gold", "(pairs,)")
     checks.same_rows(first, gold, "pairs", "gold (the scores)")
@@ -176,34 +220,76 @@ def correlation(first: np.ndarray, second: np.ndarray, gold: Sequence[float], co
         raise ValueError(f"There are {len(gold)} pair(s); a rank correlation needs at least {MIN_PAIRS}.")
     if np.ptp(gold) == 0:
         raise ValueError(f"Every pair has the same gold score ({gold[0]:g}), so there is no order to correlate with.")
+    return np.asarray(gold, dtype=np.float64)
+
+
+def corrected_cosines(first: np.ndarray, second: np.ndarray, correction: str = "none",
+                      reference_rows: Sequence[int] | None = None) -> np.ndarray | None:
+    """The pairs' cosines after ``correction`` (fitted as ``correlation`` says); None when they are all equal."""
     correction = checks.choice(correction, "correction", CORRECTIONS)
     both = np.vstack([first, second])
     if identical(both):  # e.g. [CLS] at the embedding layer: every cosine is 1, there is no order
-        return float("nan")
+        return None
     if correction != "none":
         reference = both if reference_rows is None else both[checks.indices(reference_rows, "reference_rows", len(both))]
         fitted = fit_correction(correction, reference, whitening_axes(len(reference)))
         first, second = fitted(first), fitted(second)
     cosines = pair_cosines(first, second)
-    return float(spearmanr(cosines, gold).statistic) if np.ptp(cosines) > 0 else float("nan")
+    return cosines if np.ptp(cosines) > 0 else None
+
+
+SPEARMAN_CHANCE = "a Spearman ρ of 0, no relation between the cosines' order and the gold scores'"
+
+
+def correlation_grid(cells: Sequence[Cell], first: dict[str, np.ndarray], second: dict[str, np.ndarray],
+                     gold: Sequence[float], correction: str = "none",
+                     reference_rows: Sequence[int] | None = None) -> SeparationScores:
+    """``correlation`` of every cell (``first`` and ``second`` the two sides' pooled vectors), its verdict judged
+    on ``uncertainty.RESAMPLES`` bootstrap resamples of the pairs, the same for every cell (a correction is
+    fitted once, on all the pairs' sentences, not again per resample)."""
+    gold = np.asarray(checks.numbers(gold, "gold", "(pairs,)"), dtype=np.float64)
+    resampling = uncertainty.bootstrap(max(len(gold), 1), "pairs", 0.0, SPEARMAN_CHANCE)
+
+    def scored(cell: Cell) -> Scored:
+        a, b = cell_vectors(first, cell), cell_vectors(second, cell)
+        _checked_gold(a, b, gold)
+        cosines = corrected_cosines(a, b, correction, reference_rows)
+        if cosines is None:
+            return Scored(float("nan"))
+        return Scored(float(spearmanr(cosines, gold).statistic),
+                      uncertainty.spearman_replicates(cosines, gold, resampling.indices()))
+
+    name = "Spearman ρ" + ("" if correction == "none" else f" after {correction}")
+    return scores_over(cells, scored, CORRELATION_MARGIN, resampling, name)
 
 
 def _named(cells: Sequence[tuple[str, str]]) -> str:
-    return ", ".join(f"{row} (one vector)" if col == "one vector" else f"{row} at {col}" for row, col in cells)
+    return ", ".join(map(uncertainty.cell_name, cells))
 
 
 def agreement(first: Verdict | None, second: Verdict | None, first_name: str, second_name: str) -> str:
-    """Whether two measures' verdicts share a top cell (ties count all their cells), in a sentence."""
+    """Whether two measures' verdicts share a top cell (ties count all their cells), in a sentence; for verdicts
+    judged on replicates, it says when neither names a clear best, or a top is not clearly above chance."""
     if first is None or second is None:
         return ""
     shared = [cell for cell in first.cells if cell in second.cells]
+    judged = first.clear is not None and second.clear is not None
+    caveat = ""
+    if judged:
+        unclear = [f"{name} names no clear best on {verdict.n:,} {verdict.unit}"
+                   for verdict, name in ((first, first_name), (second, second_name)) if not verdict.clear]
+        if unclear:
+            caveat += f" But {' and '.join(unclear)}, so this says little."
+        weak = [name for verdict, name in ((first, first_name), (second, second_name)) if not verdict.above_chance]
+        if weak:
+            caveat += f" The top by {' and '.join(weak)} is not clearly above chance."
     if shared:
         if not first.tie and not second.tie:
-            return f"**They agree**: {_named(shared)} is on top by both {first_name} and {second_name}."
+            return f"**They agree**: {_named(shared)} is on top by both {first_name} and {second_name}." + caveat
         standing = " and ".join(f"{'among the tied best' if verdict.tie else 'the best'} by {name}"
                                 for verdict, name in ((first, first_name), (second, second_name)))
-        return f"**They agree**: {_named(shared)} {'are' if len(shared) > 1 else 'is'} {standing}."
+        return f"**They agree**: {_named(shared)} {'are' if len(shared) > 1 else 'is'} {standing}." + caveat
     return (f"**They disagree**: {first_name} puts {_named(first.cells)} on top, {second_name} "
             f"{_named(second.cells)}. The probe measures what a linear classifier can read from the vectors; the "
             "silhouette, how far apart the classes lie by cosine without any training. For a classifier, trust the "
-            "probe.")
+            "probe." + caveat)

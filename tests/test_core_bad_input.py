@@ -47,6 +47,7 @@ from bertviz_core import similarity as sim
 from bertviz_core import stats as st
 from bertviz_core import task_measures as tm
 from bertviz_core import tokens as tk
+from bertviz_core import uncertainty as unc
 from bertviz_core import vocab as vc
 from bertviz_core import word_vectors as wv
 
@@ -57,7 +58,7 @@ CORPUS = ["The bank raised its rates.", "We sat on the river bank.", "The bank v
           "A heron flew over the river."]
 MODULES = ("attention", "checks", "comparison", "encoder", "encoding", "figures", "masked", "models", "neighbours",
            "page_registry", "pooling", "pooling_grid", "projection", "similarity", "stats", "task_measures",
-           "tokens", "vocab", "word_vectors")
+           "tokens", "uncertainty", "vocab", "word_vectors")
 
 
 @dataclass(frozen=True)
@@ -488,6 +489,21 @@ CASES: dict[str, Case] = {
     "stats.outliers_at: layer -1": Case(lambda c: st.outliers_at(c.hidden, st.OutlierRule(), -1)),
     "stats.outlier_dimensions: None": Case(lambda c: st.outlier_dimensions(None)),
     "stats.outlier_dimensions: NaN states": Case(lambda c: st.outlier_dimensions(c.nan_hidden)),
+    "similarity.silhouette_per_text: NaN vectors": Case(lambda c: sim.silhouette_per_text(nan_rows(20), c.labels)),
+    "similarity.silhouette_per_text: labels of another length": Case(
+        lambda c: sim.silhouette_per_text(c.x, c.labels[:5])),
+    "similarity.sense_verdict: unknown score": Case(lambda c: sim.sense_verdict(c.by_rule, c.strategies, c.labels, "f1")),
+    "similarity.sense_verdict: senses of another length": Case(
+        lambda c: sim.sense_verdict(c.by_rule, c.strategies, c.labels[:6])),
+    "pooling_grid.silhouette_resampling: 0 texts": Case(lambda c: pg.silhouette_resampling(0)),
+    "pooling_grid.silhouette_resampling: 2.5 texts": Case(lambda c: pg.silhouette_resampling(2.5)),
+    "uncertainty.bootstrap_indices: no item": Case(lambda c: unc.bootstrap_indices(0)),
+    "task_measures.probe_chance: None labels": Case(lambda c: tm.probe_chance(None, tm.probe_plan(c.labels))),
+    "task_measures.probe_grid: unknown measure": Case(
+        lambda c: tm.probe_grid([], {}, c.labels, tm.probe_plan(c.labels), "f1")),
+    "task_measures.corrected_cosines: unknown correction": Case(lambda c: tm.corrected_cosines(c.x, c.x, "zca")),
+    "task_measures.correlation_grid: gold of another length": Case(
+        lambda c: tm.correlation_grid([pg.Cell("mean", 1)], {"mean": c.per_layer}, {"mean": c.per_layer}, [1.0, 2.0])),
     # task measures
     "task_measures.probe_plan: None": Case(lambda c: tm.probe_plan(None)),
     "task_measures.probe_plan: a string": Case(lambda c: tm.probe_plan("aabb")),
@@ -592,6 +608,11 @@ EXEMPT: dict[str, str] = {
     "similarity.top_positions": "finds the cells of a Verdict that verdict made for the same table",
     "task_measures.probe_code": "formats teaching code from a plan probe_plan made",
     "task_measures.agreement": "formats two Verdicts that verdict made",
+    "pooling_grid.silhouette_grid": "lays out the cells grid_cells made and the CellResults score_cell made",
+    **{f"uncertainty.{name}": "works on the replicates and resampling the core's grids made (probe_grid, "
+       "correlation_grid, silhouette_grid, sense_verdict, all with cases)"
+       for name in ("bootstrap", "folds", "interval", "cell_name", "judge", "mean_replicates", "spearman_replicates",
+                    "pair_replicates")},
     "vocab.vocabulary_table": "reads a loaded tokenizer (Encoder.vocabulary)",
     "tokens.token_scheme": "reads a loaded tokenizer (Encoder.tokenizer)",
     "word_vectors.word_span": "looks up offsets the tokenizer gave in word_owners' table",
