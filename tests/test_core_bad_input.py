@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import pkgutil
 import inspect
 import traceback
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from bertviz_core import Encoder, load_encoder
 from bertviz_core import attention as att
 from bertviz_core import checks as ck
 from bertviz_core import comparison as cmp
+from bertviz_core import embedding_lens as el
 from bertviz_core import encoding as enc
 from bertviz_core import masked as mk
 from bertviz_core import models as mdl
@@ -56,9 +58,9 @@ NaN = float("nan")
 MASKED = "The man went to the [MASK] to buy milk."
 CORPUS = ["The bank raised its rates.", "We sat on the river bank.", "The bank vault was open.",
           "A heron flew over the river."]
-MODULES = ("attention", "checks", "comparison", "encoder", "encoding", "figures", "masked", "models", "neighbours",
-           "page_registry", "pooling", "pooling_grid", "projection", "similarity", "stats", "task_measures",
-           "tokens", "uncertainty", "vocab", "word_vectors")
+# Every module of the core (packages aside: recipes write code, corpora hold texts), found, not listed, so a
+# new module's public functions need cases here.
+MODULES = tuple(m.name for m in pkgutil.iter_modules(bertviz_core.__path__) if not m.ispkg and m.name != "__main__")
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,12 @@ CASES: dict[str, Case] = {
     "masked.check_hidden_ids: id past the vocabulary": Case(lambda c: mk.check_hidden_ids([100], 1, 100)),
     "masked.check_hidden_ids: fewer ids than masks": Case(lambda c: mk.check_hidden_ids([5], 2, 100), OK),
     "Encoder.logit_lens: a model without a head": Case(lambda c: c.b.logit_lens(MASKED)),
+    "embedding_lens.nearest_input_embeddings: text None": Case(lambda c: el.nearest_input_embeddings(c.b, None)),
+    "embedding_lens.nearest_input_embeddings: no mask": Case(lambda c: el.nearest_input_embeddings(c.b, "No mask.")),
+    "embedding_lens.nearest_input_embeddings: top_k 2.5": Case(lambda c: el.nearest_input_embeddings(c.b, MASKED, 2.5)),
+    "embedding_lens.nearest_input_embeddings: top_k 0": Case(lambda c: el.nearest_input_embeddings(c.b, MASKED, 0)),
+    "embedding_lens.nearest_input_embeddings: the bundled model": Case(
+        lambda c: el.nearest_input_embeddings(c.b, MASKED), OK),
     "Encoder.fill_mask: None": Case(lambda c: c.m.fill_mask(None)),
     "Encoder.fill_mask: top_k 2.5": Case(lambda c: c.m.fill_mask(MASKED, 2.5)),
     "Encoder.fill_mask: top_k True": Case(lambda c: c.m.fill_mask(MASKED, True)),
