@@ -19,6 +19,7 @@ from ui import (
     or_stop,
     teaching_panel,
 )
+from ui_pickers import choose
 
 ensure_app_navigation()
 
@@ -60,8 +61,7 @@ c1, c2, c3 = st.columns([2, 3, 3])
 layer = int_slider("Layer", 1, num_layers, 1, key="at_layer", container=c1, bind="query-params")
 chosen_heads = c2.multiselect("Heads (several: their mean)", list(range(1, heads + 1)), [1], key="at_heads",
                               bind="query-params", format_func=lambda h: f"head {h}")
-token = c3.selectbox("Token (From one token)", range(len(labels)), index=min(10, len(labels) - 1),
-                     format_func=labels.__getitem__, key="at_token", bind="query-params")
+token = choose(c3, "Token (From one token)", labels, 10, key="at_token", bind="query-params")
 teaching_panel(
     "Attention decides, in every layer and every head, how much each token (a row, the query) takes from each "
     "other token (a column, the key); every row sums to 1.  \n"

@@ -20,6 +20,7 @@ from ui import (
     table,
     teaching_panel,
 )
+from ui_pickers import choose
 
 ensure_app_navigation()
 
@@ -110,7 +111,7 @@ download_csv(pd.concat([pd.DataFrame(m, index=names, columns=names).reset_index(
              "cs_matrix_csv")
 
 st.subheader("Rank the others against one sentence")
-query = st.selectbox("Query", range(len(texts)), format_func=names.__getitem__, key="cs_query", bind="query-params")
+query = choose(st, "Query", names, 0, key="cs_query", bind="query-params")
 ranked = ranking(comparison, query, texts)
 chart(figures.ranking_figure([short_names[i] for i in ranked["index"]], ranked[metric], comparison.band,
                              f"{metric} to sentence {query + 1}"), key="cs_rank")

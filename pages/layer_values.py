@@ -15,6 +15,7 @@ from ui import (
     table,
     teaching_panel,
 )
+from ui_pickers import choose
 
 ensure_app_navigation()
 
@@ -39,8 +40,7 @@ if encoding.dropped:
 def explore(states, labels: list[str], text: str) -> None:
     """Everything a token, layer or rule change redraws: a change reruns only this part of the page."""
     c1, c2 = st.columns(2)
-    token = c1.selectbox("Token", range(len(labels)), index=min(5, len(labels) - 1), format_func=labels.__getitem__,
-                         key="lv_token", bind="query-params")
+    token = choose(c1, "Token", labels, 5, key="lv_token", bind="query-params")
     layer = int_slider("Layer (0 = the embedding layer's output)", 0, num_layers, 5, key="lv_layer", container=c2,
                        bind="query-params")
     teaching_panel(

@@ -22,6 +22,7 @@ from ui import (
     table,
     teaching_panel,
 )
+from ui_pickers import choose
 
 ensure_app_navigation()
 
@@ -64,8 +65,7 @@ else:
         st.info("The sentence has no words to mask.")
         st.stop()
     labels = word_labels(choices)
-    chosen = labels.index(st.selectbox("Word to mask", labels, index=labels.index("store") if "store" in labels else 0,
-                                       key="mw_word", bind="query-params"))
+    chosen = choose(st, "Word to mask", labels, "store", key="mw_word", bind="query-params")
     masked = mask_word(item, sentence, choices[chosen], mask_token)
     text, hidden_by_position = masked.text, masked.hidden
     if len(masked.pieces) > 1:
@@ -73,7 +73,7 @@ else:
                 f"({literal(' '.join(masked.pieces))}), so it became {len(masked.pieces)} masks. BERT guesses each "
                 "piece on its own, with the others masked too: it never guesses a word of several pieces as one. "
                 "Each mask's “hidden word” curve follows its own piece.", icon="🧩")
-    st.caption(f"The model reads: {literal(text)}")
+    st.caption(f"The model reads, with “{literal(labels[chosen])}” masked: {literal(text)}")
 
 if not text.strip():
     st.info(f"Type a text with {mask_token} where a word should be guessed, e.g. "
@@ -90,8 +90,8 @@ hidden_ids = tuple(hidden_by_position.get(position) for position in found.positi
 lenses = or_stop(lambda: masked_lens(model_key(), text, hidden_ids), icon="⚠️")  # a head that cannot be read
 
 c1, c2, c3 = st.columns([2, 3, 3])
-mask = c1.selectbox("Mask", range(len(lenses)), key="mw_mask", bind="query-params",
-                    format_func=lambda m: f"mask {m + 1} (token {lenses[m].position})")
+mask_names = [f"mask {m + 1} (token {one.position})" for m, one in enumerate(lenses)]
+mask = choose(c1, "Mask", mask_names, 0, key="mw_mask", bind="query-params")
 k = c2.slider("Guesses shown (k)", 1, MAX_TOP_K, 10, key="mw_k", bind="query-params")
 layer = int_slider("Layer (0 = embeddings)", 0, info.num_layers, info.num_layers, key="mw_layer", container=c3,
                    bind="query-params")
@@ -109,8 +109,9 @@ filled = " · ".join(f"mask {m + 1}: **{literal(one.top_tokens[-1, 0])}**" for m
 st.markdown(f"Top guess for each mask — {filled}")
 guesses = lens.predictions(k)
 left, right = st.columns(2)
+named = mask_names[mask].capitalize()  # "Mask 2 (token 6)": the charts name the mask as its picker does
 chart(figures.ranking_figure(guesses["token"], guesses["probability"], None,
-                             f"Mask {mask + 1}: the {k} best guesses (last layer)"), key="mw_guesses", container=left)
+                             f"{named}: the {k} best guesses (last layer)"), key="mw_guesses", container=left)
 with right:
     every_mask = pd.concat([one.predictions(k).assign(mask=m + 1, rank=range(1, k + 1))
                             for m, one in enumerate(lenses)])
@@ -126,8 +127,8 @@ settles = ("only after the last layer" if knows == info.num_layers else
 st.caption(f"Each row is the head applied after one layer (0 = the embeddings, before any attention); the red row is "
            f"layer {layer}. The final answer, “{answer}”, is the top guess {settles}.")
 chart(figures.guess_grid_figure(lens.top_tokens[:, :k], lens.top_probs[:, :k],
-                                f"Mask {mask + 1}: the {k} best guesses after each layer", layer), key="mw_grid")
-chart(figures.rank_curves_figure(lens.tracked(), f"Mask {mask + 1}: rank and probability by layer"),
+                                f"{named}: the {k} best guesses after each layer", layer), key="mw_grid")
+chart(figures.rank_curves_figure(lens.tracked(), f"{named}: rank and probability by layer"),
       key="mw_curves")
 download_csv(pd.concat([one.layer_table(k).assign(mask=m + 1) for m, one in enumerate(lenses)]),
              "Download the lens, every mask and layer (CSV)", "logit_lens.csv", "mw_lens_csv")

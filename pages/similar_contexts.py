@@ -3,6 +3,7 @@ import streamlit as st
 
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import TUTORIAL, reference_corpus
+from bertviz_core.corpora.tutorial import query_token
 from bertviz_core.figures import layer_label
 from bertviz_core.neighbours import (
     MIN_CONTEXTS,
@@ -36,6 +37,7 @@ from ui import (
     uploaded_corpus,
     with_progress,
 )
+from ui_pickers import choose
 
 ensure_app_navigation()
 
@@ -60,9 +62,8 @@ if not sentence.strip():
     st.stop()
 query_input = or_stop(lambda: model_input(model_key(), sentence, None))
 labels = figures.token_labels(query_input.tokens)
-banks = [i for i, t in enumerate(query_input.tokens) if t == "bank"]
-token = st.selectbox("Token", range(len(labels)), index=banks[1] if len(banks) > 1 else min(1, len(labels) - 1),
-                     format_func=labels.__getitem__, key="sc_token", bind="query-params")
+token = choose(st, "Token", labels, query_token(query_input.tokens), key="sc_token", bind="query-params",
+               help="Starts on the text's second “bank”, as in the tutorial, or its first word.")
 c1, c2, c3, c4 = st.columns([3, 3, 3, 2])
 left_layer = int_slider("Layer, left", 0, num_layers, 1, key="sc_layer_left", container=c1, bind="query-params")
 right_layer = int_slider("Layer, right", 0, num_layers, num_layers, key="sc_layer_right", container=c2,
@@ -88,7 +89,7 @@ if k > len(index.tokens):
     st.warning(f"The corpus has {len(index.tokens):,} tokens, fewer than k = {k}: all of them are listed.")
 summary = neighbour_summary(model_key(), corpus_id, sentence, token, k, metric, word, index)
 
-st.subheader(f"Where else the model puts “{literal(query_input.tokens[token])}”")
+st.subheader(f"Where else the model puts “{literal(query_input.tokens[token])}”, token {token}")
 st.caption(f"{len(index.tokens):,} tokens of {len(texts):,} sentences, {metric} "
            f"({METRICS[metric].note}); the token is between « ». The downloads hold the whole sentences.")
 for column, layer, side in zip(st.columns(2), (left_layer, right_layer), ("left", "right")):

@@ -13,6 +13,16 @@ TUTORIAL_PAIRS: tuple[tuple[int, int, str, float | None], ...] = (
     (1, 2, "bank robber ↔ river bank (different senses)", 0.69),
     (0, 2, "bank vault ↔ river bank (different senses)", None),
 )
+# Similar contexts' default query: the tutorial's second "bank" (the robber's), the one it compares both ways.
+QUERY_WORD, QUERY_NTH = "bank", 2
+_PIECE_MARKS = "▁Ġ"  # SentencePiece's and byte-level BPE's word-start marks
+
+
+def query_token(tokens: Sequence[str]) -> int:
+    """The token Similar contexts starts from: the text's second "bank" (any case, with or without a
+    tokenizer's word-start mark) when it has two, else its first token after [CLS] (0 for a text of one token)."""
+    banks = [i for i, token in enumerate(tokens) if token.lstrip(_PIECE_MARKS).lower() == QUERY_WORD]
+    return banks[QUERY_NTH - 1] if len(banks) >= QUERY_NTH else min(1, max(len(tokens) - 1, 0))
 
 
 def tutorial_comparison(found: Sequence[Occurrence], sentence: int, strategy: Reducer) -> list[dict]:
