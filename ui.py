@@ -27,7 +27,6 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from bertviz_core.corpora import Table, max_rows, read_table, table_texts
 from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices, describe
 from bertviz_core.word_vectors import Occurrence, occurrences
 
@@ -42,7 +41,6 @@ if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most
 
 T = TypeVar("T")
 CUSTOM = "Custom id or path…"
-NO_LABELS = "(no labels)"
 ACTIVE = "_active_model"  # session key: the (model, device) this session uses, checked when chosen
 FAILED_NOTE = "_failed_model_note"  # session key: a failed model's message, shown once after the picker snaps back
 FAILURE_MEMORY_S = 600  # a model that failed to load is not tried again for this long, by any session
@@ -520,42 +518,6 @@ def with_progress(label: str, run: Callable[[Callable[[int, int], None]], T]) ->
     return result
 
 
-def uploaded_corpus(key: str, with_labels: bool = True) -> tuple[list[str], list[str] | None] | None:
-    """The texts (and, ``with_labels``, labels) of a CSV uploaded through the uploader ``key``, after the user
-    picks its columns; None keeps the page's built-in corpus."""
-    what = "a text column and an optional label column" if with_labels else "a text column"
-    upload = st.file_uploader(f"CSV with {what} (up to {max_rows():,} rows)", type=["csv"], key=key)
-    if upload is None:
-        st.info("Upload a CSV to use your own sentences. Until then the built-in corpus is shown.")
-        return None
-    try:
-        parsed = parse_upload(upload.getvalue(), max_rows())
-    except ValueError as err:
-        st.error(literal(str(err)) + " The built-in corpus is shown meanwhile.", icon="📄")
-        return None
-    if parsed.note:
-        st.info(parsed.note, icon="📄")
-    columns = list(parsed.frame.columns)
-    c1, c2 = st.columns(2)
-    text_col = c1.selectbox("Text column", columns, index=columns.index(parsed.text_column)
-                            if parsed.text_column else None, placeholder="Which column holds the texts?")
-    label_col = NO_LABELS
-    if with_labels:
-        label_choices = [NO_LABELS, *[c for c in columns if c != text_col]]
-        label_col = c2.selectbox("Label column", label_choices, index=label_choices.index(parsed.label_column)
-                                 if parsed.label_column in label_choices else 0)
-    if text_col is None:
-        st.info("Two columns could hold the texts: choose one above.")
-        st.stop()
-    found, found_labels, empty = table_texts(parsed, text_col, None if label_col == NO_LABELS else label_col)
-    if empty:
-        st.caption(f"{empty} empty row(s) skipped.")
-    if not found:
-        st.error("Every row of the text column is empty. The built-in corpus is shown meanwhile.")
-        return None
-    return found, found_labels
-
-
 def corpus_digest(texts: tuple[str, ...]) -> str:
     """A short content hash of a corpus, to key cached results without hashing every text each time."""
     return hashlib.sha256("\x1f".join(texts).encode("utf-8")).hexdigest()[:24]
@@ -592,12 +554,6 @@ def truncation(key: tuple[str, str], corpus_id: str, _texts: tuple[str, ...]) ->
     """``Encoder.dropped`` summed over a corpus (tokenizing only, no model run), keyed by its digest."""
     dropped = get_encoder(*key).dropped(list(_texts))
     return Truncation(sum(d > 0 for d in dropped), sum(dropped), max(dropped, default=0))
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def parse_upload(data: bytes, limit: int) -> Table:
-    """Cached ``corpora.read_table`` of an uploaded file's bytes."""
-    return read_table(data, limit)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

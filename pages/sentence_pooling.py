@@ -29,9 +29,9 @@ from ui import (
     score_grid_view,
     teaching_panel,
     truncation,
-    uploaded_corpus,
     with_progress,
 )
+from ui_uploads import uploaded_corpus
 
 ensure_app_navigation()
 
@@ -45,7 +45,10 @@ st.title("🧭 Sentence pooling")
 source = st.radio("Corpus", [BUILT_IN, UPLOAD], horizontal=True, key="sp_source", bind="query-params")
 texts, labels = list(news_topics()["text"]), list(news_topics()["label"])
 if source == UPLOAD:
-    texts, labels = uploaded_corpus("sp_upload") or (texts, labels)
+    uploaded = uploaded_corpus("sp_upload")
+    if uploaded is None:
+        st.stop()  # no corpus results until a file can be used
+    texts, labels = uploaded.texts, uploaded.labels
 
 available = supported_strategies(info.has_pooler)
 key, corpus_id = model_key(), corpus_digest(tuple(texts))

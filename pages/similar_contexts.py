@@ -34,10 +34,10 @@ from ui import (
     table,
     teaching_panel,
     token_index,
-    uploaded_corpus,
     with_progress,
 )
 from ui_pickers import choose
+from ui_uploads import uploaded_corpus
 
 ensure_app_navigation()
 
@@ -49,12 +49,12 @@ UPLOAD = "Upload a CSV"
 st.title("🔭 Similar contexts")
 source = st.radio("Corpus", [BUILT_IN, UPLOAD], horizontal=True, key="sc_source", bind="query-params")
 texts, corpus_code = reference_corpus(), recipes.BUILT_IN_CORPUS
-if source == UPLOAD and (uploaded := uploaded_corpus("sc_upload", with_labels=False)) is not None:
-    if len(uploaded[0]) < 2:
-        st.error("The file has one sentence: other contexts, and the random-pair baseline, need at least two. "
-                 "The built-in sentences are used meanwhile.", icon="📄")
-    else:
-        texts, corpus_code = tuple(uploaded[0]), "texts = [...]   # your CSV's text column, empty rows left out\n"
+if source == UPLOAD:
+    uploaded = uploaded_corpus("sc_upload", with_labels=False, min_texts=2,
+                               why=" (other contexts, and the random-pair baseline, need two sentences or more)")
+    if uploaded is None:
+        st.stop()  # no corpus results until a file can be used
+    texts, corpus_code = tuple(uploaded.texts), "texts = [...]   # your CSV's text column, empty rows left out\n"
 corpus_id = corpus_digest(texts)
 sentence = st.text_input("Your sentence", TUTORIAL, key="sc_text", bind="query-params", max_chars=5_000)
 if not sentence.strip():

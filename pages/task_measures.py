@@ -36,9 +36,9 @@ from ui import (
     scatter_grid,
     score_grid_view,
     teaching_panel,
-    uploaded_corpus,
     with_progress,
 )
+from ui_uploads import show_pairs_summary, uploaded_corpus
 
 ensure_app_navigation()
 
@@ -50,6 +50,7 @@ TABS = ["Classification probe", "Similarity correlation", "Maps"]
 BUILT_IN = "Built-in news topics (160 sentences, 4 topics)"
 BUILT_IN_PAIRS = "Built-in pairs (40, gold 0–5)"
 UPLOAD = "Upload a CSV"
+NO_CORPUS = "{what} use the uploaded corpus: they appear once a file above can be used."
 
 st.title("🎯 Which layer and pooling for my task?")
 st.caption("Practitioners ask which layer and which vector to use; the honest answer is to measure on your own task. "
@@ -68,8 +69,10 @@ source = st.radio("Labelled corpus (the probe and the maps)", [BUILT_IN, UPLOAD]
                   bind="query-params")
 corpus = news_topics()
 texts, labels, corpus_code = list(corpus["text"]), list(corpus["label"]), recipes.NEWS_TOPICS_CODE
-if source == UPLOAD and (uploaded := uploaded_corpus("tm_upload")) is not None:
-    texts, labels, corpus_code = uploaded[0], uploaded[1], recipes.UPLOADED_CODE
+if source == UPLOAD:  # until a file can be used, the probe and the maps show nothing (the pairs do not use it)
+    uploaded = uploaded_corpus("tm_upload")
+    texts, labels = (uploaded.texts, uploaded.labels) if uploaded is not None else (None, None)
+    corpus_code = recipes.UPLOADED_CODE
 probe_tab, pairs_tab, maps_tab = st.tabs(TABS, key="tm_tab", bind="query-params", on_change="rerun")
 
 
@@ -82,11 +85,12 @@ def pick_cell(prefix: str) -> Cell:
 
 
 with probe_tab:
-    if probe_tab.open:
-        if labels is None:
-            st.error("The probe needs a label column: choose one above. The built-in corpus is used meanwhile.",
-                     icon="🏷️")
-            texts, labels, corpus_code = list(corpus["text"]), list(corpus["label"]), recipes.NEWS_TOPICS_CODE
+    if probe_tab.open and texts is None:
+        st.info(NO_CORPUS.format(what="The probe"), icon="📄")
+    elif probe_tab.open and labels is None:
+        st.error("The probe needs a label column: choose one above. Nothing is probed until one is chosen.",
+                 icon="🏷️")
+    elif probe_tab.open:
         plan = or_stop(lambda: probe_plan(labels))
         for note in plan.notes:
             st.info(note, icon="🏷️")
@@ -135,11 +139,14 @@ with pairs_tab:
             upload = st.file_uploader("CSV with the columns sentence1, sentence2, score", type=["csv"],
                                       key="tm_pairs_upload")
             if upload is None:
-                st.info("Upload scored pairs to use your own. Until then the built-in pairs are shown.")
-            else:
-                frame = or_stop(lambda: parse_pairs(upload.getvalue()), icon="📄")
-                pairs_code = "import pandas as pd\npairs = pd.read_csv('your_pairs.csv')\n"
+                st.info("Upload scored pairs to use your own: the correlations appear here once the file is read. "
+                        "The built-in pairs are one click away, above.", icon="📄")
+                st.stop()  # the last tab drawn: nothing of the built-in pairs until a file can be used
+            frame = or_stop(lambda: parse_pairs(upload.getvalue()), icon="📄")
+            pairs_code = "import pandas as pd\npairs = pd.read_csv('your_pairs.csv')\n"
         pairs = or_stop(lambda: check_pairs(frame), icon="📄")
+        if pairs_source == UPLOAD:
+            show_pairs_summary(len(frame), len(pairs), "tm_pairs_summary")
         pairs_id = corpus_digest(tuple(pairs["sentence1"]) + tuple(pairs["sentence2"]) + tuple(map(str, pairs["score"])))
         first = with_progress("Encoding the first sentences",
                               lambda progress: embed_corpus(key, tuple(pairs["sentence1"]), progress))
@@ -170,7 +177,9 @@ with pairs_tab:
                      "Download both grids (CSV)", "pair_correlations.csv", "tm_corr_csv")
 
 with maps_tab:
-    if maps_tab.open:
+    if maps_tab.open and texts is None:
+        st.info(NO_CORPUS.format(what="The maps"), icon="📄")
+    elif maps_tab.open:
         corpus_id = corpus_digest(tuple(texts))
         projection = st.radio("Map", list(PROJECTIONS), horizontal=True, key="tm_projection", bind="query-params",
                               help=" · ".join(f"{name}: {p.note}" for name, p in PROJECTIONS.items()))

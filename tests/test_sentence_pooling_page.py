@@ -70,7 +70,8 @@ def test_changing_layers_and_strategies_does_not_re_encode(model_calls: list[int
 
 def test_upload_without_labels_and_with_empty_rows() -> None:
     at = upload(b"sentence\nThe cat sat on the mat today.\n\nDogs bark at the postman.\n  \nBirds sing at dawn.\n")
-    assert "2 empty row(s) skipped" in " ".join(c.value for c in at.caption)
+    summary = " ".join(m.value for m in at.markdown)
+    assert "5 rows read, 3 used." in summary and "Left out: 2 blank lines." in summary
     assert "No labels" in at.info[0].value
     assert all(" sil " not in t for t in grid_titles(at))
 
@@ -79,11 +80,21 @@ def test_upload_without_labels_and_with_empty_rows() -> None:
     (b"", "empty"),
     (b"id,score\n1,2\n3,4\n", "No column holds sentences"),
     ("text\ncaf\xe9 au lait tous les jours\n".encode("latin-1"), "not UTF-8"),
+    (b"text,label\n  ,a\n,b\n", "No column holds sentences"),
 ])
-def test_bad_uploads_keep_the_built_in_corpus(data: bytes, message: str) -> None:
+def test_a_refused_upload_shows_its_reason_and_no_results(data: bytes, message: str) -> None:
+    """Nothing of the built-in corpus under the error: its verdict would read as the file's."""
     at = upload(data)
-    assert message in at.error[0].value.replace("\\", "") and "built-in corpus is shown" in at.error[0].value
-    assert len(grid_titles(at)) == len(PER_LAYER) * 4 + len(SINGLE)
+    assert message in at.error[0].value.replace("\\", "") and "Nothing is shown until a file can be used" in \
+        at.error[0].value
+    assert not at.get("vega_lite_chart") and not at.get("plotly_chart") and not at.success
+
+
+def test_no_results_before_a_file_is_uploaded() -> None:
+    at = open_page(PAGE)
+    at.radio(key="sp_source").set_value("Upload a CSV").run()
+    assert not at.exception and "the results appear here once it is read" in at.info[0].value
+    assert not at.get("vega_lite_chart") and not at.get("plotly_chart")
 
 
 def test_single_class_and_too_many_rows(monkeypatch: pytest.MonkeyPatch) -> None:

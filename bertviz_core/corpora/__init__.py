@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from bertviz_core.corpora.uploads import UploadedCorpus, UploadSummary, upload_rows  # noqa: F401 - re-exported
+
 HERE = Path(__file__).parent
 NEWS_TOPICS_CSV = HERE / "news_topics.csv"
 CONTEXTS_TXT = HERE / "contexts.txt"
@@ -145,12 +147,10 @@ def max_rows() -> int:
 
 
 def table_texts(table: Table, text_column: str, label_column: str | None) -> tuple[list[str], list[str] | None, int]:
-    """Texts (stripped, empty rows dropped), their labels (None without a label column), and how many
-    rows were empty."""
-    texts = table.frame[text_column].str.strip()
-    keep = texts != ""
-    labels = list(table.frame.loc[keep, label_column].astype(str)) if label_column else None
-    return list(texts[keep]), labels, int((~keep).sum())
+    """Texts (stripped, rows without one dropped), their labels (None without a label column), and how many
+    rows were dropped; ``uploads.upload_rows`` says which kind each dropped row was."""
+    found = upload_rows(table.frame, text_column, label_column)
+    return found.texts, found.labels, found.summary.left_out
 
 
 def read_table(data: bytes, limit: int | None = None) -> Table:

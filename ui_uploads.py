@@ -1,0 +1,117 @@
+"""A corpus uploaded as a CSV: the file read, its columns picked, and an account of the rows used and left out.
+
+Used by every page that takes a corpus upload (Sentence pooling, Task measures, Similar contexts). Until a
+file can be used, the pages show no corpus results at all: a refused file is never followed by the built-in
+corpus's numbers, which would read as the file's.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from bertviz_core.corpora import Table, UploadedCorpus, UploadSummary, max_rows, read_table, upload_rows
+from ui import literal
+
+NO_LABELS = "(no labels)"
+SHOWN_LABELS = 12  # labels counted one by one in the summary; the others are summed
+EMPTY_LABEL = "(empty)"  # how an empty label cell, kept as the label "", is named
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def parse_upload(data: bytes, limit: int) -> Table:
+    """Cached ``corpora.read_table`` of an uploaded file's bytes."""
+    return read_table(data, limit)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _rows(data: bytes, limit: int, text_column: str, label_column: str | None) -> UploadedCorpus:
+    """Cached ``corpora.upload_rows`` of an uploaded file's chosen columns."""
+    return upload_rows(parse_upload(data, limit).frame, text_column, label_column)
+
+
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
+
+
+def summary_lines(summary: UploadSummary) -> list[str]:
+    """The upload's account, a line each (Markdown, labels escaped): rows read and used, the rows used per
+    label, each kind of row left out, and the rows whose text came before."""
+    lines = [f"**{_count(summary.rows, 'row')} read, {summary.used:,} used.**"]
+    if summary.per_label is not None:
+        named = [f"{literal(label) if label else EMPTY_LABEL} {n:,}" for label, n in summary.per_label[:SHOWN_LABELS]]
+        rest = summary.per_label[SHOWN_LABELS:]
+        if rest:
+            named.append(f"{_count(len(rest), 'other label')} {sum(n for _, n in rest):,}")
+        lines.append(f"Rows used per label ({_count(len(summary.per_label), 'label')}): " + " · ".join(named))
+    left_out = [text for n, text in (
+        (summary.blank_lines, _count(summary.blank_lines, "blank line")),
+        (summary.empty_texts, _count(summary.empty_texts, "row") + " with an empty text"),
+        (summary.label_only, _count(summary.label_only, "row") + " with a label but no text"),
+    ) if n]
+    lines.append("Left out: " + " · ".join(left_out) + "." if left_out else "No row was left out.")
+    if summary.duplicates:
+        lines.append(f"Kept twice: {_count(summary.duplicates, 'row repeats', 'rows repeat')} the text of an "
+                     "earlier row; each is used again, so that text counts twice (or more) in every result.")
+    return lines
+
+
+def show_upload_summary(summary: UploadSummary, key: str) -> None:
+    """The upload's account (``summary_lines``), in a container keyed ``key``; it stays on the page."""
+    with st.container(key=key):
+        st.markdown("  \n".join(summary_lines(summary)))
+
+
+def show_pairs_summary(rows: int, used: int, key: str) -> None:
+    """An uploaded pairs file's account, in a container keyed ``key``: ``rows`` read (blank lines skipped),
+    ``used`` pairs (``task_measures.check_pairs`` leaves out a row with an empty sentence)."""
+    with st.container(key=key):
+        st.markdown(f"**{_count(rows, 'row')} read, {_count(used, 'pair')} used.**  \n"
+                    + (f"Left out: {_count(rows - used, 'row')} with an empty sentence." if rows > used
+                       else "No row was left out."))
+
+
+def uploaded_corpus(key: str, with_labels: bool = True, min_texts: int = 1, why: str = "") -> UploadedCorpus | None:
+    """The corpus of a CSV uploaded through the uploader ``key``, after the user picks its columns (and, with
+    ``with_labels``, a label column), with its summary shown under the pickers (container ``{key}_summary``).
+    None when there is no usable file yet: the page then shows no corpus results, and this says why (an
+    invitation before a file, an error for a file that cannot be used, e.g. fewer than ``min_texts`` texts, with
+    ``why`` after the number: ", as …")."""
+    what = "a text column and an optional label column" if with_labels else "a text column"
+    upload = st.file_uploader(f"CSV with {what} (up to {max_rows():,} rows)", type=["csv"], key=key)
+    if upload is None:
+        st.info("Upload a CSV to use your own sentences: the results appear here once it is read. The built-in "
+                "corpus is one click away, above.", icon="📄")
+        return None
+    data = upload.getvalue()
+    try:
+        parsed = parse_upload(data, max_rows())
+    except ValueError as err:
+        refuse(str(err))
+        return None
+    if parsed.note:
+        st.info(parsed.note, icon="📄")
+    columns = list(parsed.frame.columns)
+    c1, c2 = st.columns(2)
+    text_col = c1.selectbox("Text column", columns, index=columns.index(parsed.text_column)
+                            if parsed.text_column else None, placeholder="Which column holds the texts?")
+    label_col = NO_LABELS
+    if with_labels:
+        label_choices = [NO_LABELS, *[c for c in columns if c != text_col]]
+        label_col = c2.selectbox("Label column", label_choices, index=label_choices.index(parsed.label_column)
+                                 if parsed.label_column in label_choices else 0)
+    if text_col is None:
+        st.info("Two columns could hold the texts: choose one above. The results appear once it is chosen.")
+        return None
+    found = _rows(data, max_rows(), text_col, None if label_col == NO_LABELS else label_col)
+    show_upload_summary(found.summary, f"{key}_summary")
+    if len(found.texts) < min_texts:
+        count = "one sentence" if len(found.texts) == 1 else _count(len(found.texts), "sentence")
+        refuse("Every row of the text column is empty." if not found.texts else
+               f"The file has {count}; this page needs at least {min_texts:,}{why}.")
+        return None
+    return found
+
+
+def refuse(reason: str) -> None:
+    """A file that cannot be used: the reason, and that nothing is shown until a file can be."""
+    st.error(f"{literal(reason)} Nothing is shown until a file can be used: upload another, or choose the "
+             "built-in corpus above.", icon="📄")
