@@ -452,12 +452,17 @@ def or_stop(compute: Callable[[], T], icon: str = "✋") -> T:
 def int_slider(label: str, low: int, high: int, value: int, key: str, container: Any = None, **options: Any) -> int:
     """An integer slider whose ends come from the model's facts (its layers, heads, tokens). Streamlit refuses a
     slider whose ends meet, so a range of one value (a one-layer model's layers) is stated as text, not drawn;
-    the default is held inside the range. ``options`` go to ``st.slider``."""
+    the default is held inside the range. ``options`` go to ``st.slider``.
+
+    A default at the low end is passed as None (Streamlit's own default, the same value): a slider that a
+    callback sets (Attention's click on a head) would otherwise log Streamlit's warning about a widget given
+    both a default and a Session State value."""
     where = container or st
     if high <= low:
         where.markdown(f"{literal(label)}: **{low}**, the only one this model has")
         return low
-    return int(where.slider(label, low, high, min(max(value, low), high), key=key, **options))
+    default = min(max(value, low), high)
+    return int(where.slider(label, low, high, None if default == low else default, key=key, **options))
 
 
 def offer_model(model: str, label: str) -> None:

@@ -29,12 +29,15 @@ num_layers = info.num_layers
 TABS = ["Head view", "Model view", "Statistics", "From one token"]
 
 
+OPENED = "_at_opened"  # session key: set by a click on a head, for the run that follows
+
+
 def open_head(chart_key: str) -> None:
     """A click on a statistics cell: show that layer and head in the head view."""
     points = st.session_state[chart_key].selection.points
     if points:
         layer, head = int(str(points[0]["y"]).removeprefix("layer ")), int(str(points[0]["x"]).removeprefix("h"))
-        st.session_state.update(at_layer=layer, at_heads=[head], at_tab="Head view")
+        st.session_state.update(at_layer=layer, at_heads=[head], at_tab="Head view", **{OPENED: True})
 
 
 st.title("🔦 Attention")
@@ -59,7 +62,10 @@ boundary = tokens_in.sequences.index(1) if pair and 1 in tokens_in.sequences els
 
 c1, c2, c3 = st.columns([2, 3, 3])
 layer = int_slider("Layer", 1, num_layers, 1, key="at_layer", container=c1, bind="query-params")
-chosen_heads = c2.multiselect("Heads (several: their mean)", list(range(1, heads + 1)), [1], key="at_heads",
+# Right after a click the heads were set by open_head: no default then (Streamlit logs a warning, with a stack
+# trace, for a widget given both); on every other run head 1 is the default, which a link leaves out.
+chosen_heads = c2.multiselect("Heads (several: their mean)", list(range(1, heads + 1)),
+                              None if st.session_state.pop(OPENED, False) else [1], key="at_heads",
                               bind="query-params", format_func=lambda h: f"head {h}")
 token = choose(c3, "Token (From one token)", labels, 10, key="at_token", bind="query-params")
 teaching_panel(

@@ -384,6 +384,50 @@ def test_attention_page_views_render_and_a_statistics_click_opens_the_head(serve
     page.context.close()
 
 
+def click_head(page: Page, statistic: int, layer: int, head: int) -> None:
+    """Click the cell of ``layer``, ``head`` in the Statistics tab's heatmap number ``statistic`` (plotly selects
+    the point under the pointer)."""
+    heatmap = page.locator(f".st-key-at_stat_{statistic} .js-plotly-plot")
+    heatmap.wait_for(timeout=60_000)
+    heatmap.scroll_into_view_if_needed()
+    point = heatmap.evaluate("""(el, [layer, head]) => { const xa = el._fullLayout.xaxis, ya = el._fullLayout.yaxis;
+        const box = el.getBoundingClientRect();
+        return {x: box.left + xa._offset + xa.d2p(head), y: box.top + ya._offset + ya.d2p(layer)}; }""",
+                             [f"layer {layer}", f"h{head}"])
+    page.mouse.click(point["x"], point["y"])
+
+
+def test_clicking_head_statistics_logs_no_session_state_warning(browser: Browser, tmp_path: Path) -> None:
+    """A click sets the layer, heads and tab through a callback: Streamlit logs a warning with a stack trace (once
+    per server process, hence a server of its own, its log kept) for a widget given both a default and a value
+    that way."""
+    import subprocess
+    import sys
+
+    from live_app import ROOT, free_port, wait_healthy
+
+    port, log = free_port(), tmp_path / "server.log"
+    with log.open("w") as sink:
+        server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                                   "--server.address", "127.0.0.1"], cwd=ROOT, stdout=sink, stderr=sink,
+                                  env={**os.environ, "HF_HUB_OFFLINE": "1", "BERTVIZ_WARM_UP": "0"})
+        try:
+            wait_healthy(f"http://127.0.0.1:{port}", 60)
+            page = open_view(browser, f"http://127.0.0.1:{port}/attention?at_tab=Statistics")
+            for layer, head in ((2, 3), (1, 1), (3, 2)):
+                click_head(page, 4, layer, head)
+                wait_for_chart(page, f"Layer {layer}, head {head}")
+                page.get_by_role("tab", name="Statistics").click()
+                wait_idle(page)
+            page.context.close()
+        finally:
+            server.terminate()
+            server.wait(timeout=10)
+    logged = log.read_text(encoding="utf-8")
+    assert "Uvicorn server started" in logged or "You can now view" in logged  # the log was captured
+    assert "Session State" not in logged and "Traceback" not in logged and "Stack (most recent" not in logged, logged
+
+
 def test_attention_page_stays_usable_at_512_tokens(server: str, browser: Browser) -> None:
     from urllib.parse import quote
 
