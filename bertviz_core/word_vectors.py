@@ -34,6 +34,7 @@ SUBWORD_RULES: dict[str, Reducer] = {  # pieces (layers+1, pieces, hidden) -> (l
     "last": Reducer(lambda pieces: pieces[:, -1], "pieces[:, -1]"),
 }
 CONTEXT_WORDS = 2  # words either side in an occurrence's label
+MARKS = ("«", "»")  # around the word a snippet is about
 
 
 @dataclass(frozen=True)
@@ -90,14 +91,15 @@ def word_span(owners: Sequence[tuple[int, int] | None], start: int, end: int) ->
     return start, end
 
 
-def snippet(text: str, start: int, end: int, marks: tuple[str, str] = ("", ""), words: int = CONTEXT_WORDS) -> str:
-    """``text[start:end]`` between ``marks`` (e.g. "«", "»"), with up to ``words`` words either side;
-    0 <= start <= end <= len(text)."""
+def snippet(text: str, start: int, end: int, marks: tuple[str, str] = MARKS, words: int = CONTEXT_WORDS) -> str:
+    """``text[start:end]`` between ``marks`` (« and » unless told otherwise, so that a word that occurs twice in
+    a sentence shows which occurrence is meant), with up to ``words`` words either side, and the rest of a word
+    the span is part of: a "." shows after its word, a piece inside its word. 0 <= start <= end <= len(text)."""
     text = checks.text(text)
     start = checks.whole_number(start, "start", 0, len(text))
     end = checks.whole_number(end, "end", start, len(text))
-    left = re.search(rf"(?:\S+\s+){{0,{words}}}$", text[:start]).group(0)
-    right = re.match(rf"(?:\s*\S+){{0,{words}}}", text[end:]).group(0)
+    left = re.search(rf"(?:\S+\s+){{0,{words}}}\S*$", text[:start]).group(0)
+    right = re.match(rf"\S*(?:\s+\S+){{0,{words}}}", text[end:]).group(0)
     return "…" + " ".join((left + marks[0] + text[start:end] + marks[1] + right).split()) + "…"
 
 

@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
-from bertviz_core.corpora import TUTORIAL, word_presets
+from bertviz_core.corpora import TUTORIAL, known_senses, preset_of, word_presets
 from bertviz_core.corpora.tutorial import tutorial_comparison
 from bertviz_core.models import BUNDLED_MODEL_NOTE
 from bertviz_core.similarity import (
@@ -50,22 +50,35 @@ info = encoder().info
 strategies = word_strategies(info.num_layers)
 
 
+OWN = "(your own texts)"  # the Preset box once the texts or the word are no preset's
+
+
 def apply_preset() -> None:
-    preset = PRESETS[st.session_state["ws_preset"]]
-    st.session_state["ws_texts"] = "\n".join(preset.texts)
-    st.session_state["ws_word"] = preset.word
+    """A preset chosen: its texts and word fill the boxes (choosing OWN keeps the texts as they are)."""
+    name = st.session_state["ws_preset"]
+    if name in PRESETS:
+        st.session_state["ws_texts"] = "\n".join(PRESETS[name].texts)
+        st.session_state["ws_word"] = PRESETS[name].word
     forget_shared_senses()
 
 
+def texts_edited() -> None:
+    """Texts or word edited: the Preset box names the preset they still are, or says they are the user's own."""
+    forget_shared_senses()
+    st.session_state["ws_preset"] = preset_of(st.session_state["ws_texts"].splitlines(),
+                                              st.session_state["ws_word"]) or OWN
+
+
 st.title("🏦 Word in context")
-preset_name = st.selectbox("Preset", list(PRESETS), key="ws_preset", bind="query-params", on_change=apply_preset,
-                           help="Sentences written for this project, using one word in several senses.")
-preset = PRESETS[preset_name]
-raw = st.text_area("Texts, one per line", "\n".join(preset.texts), key="ws_texts", bind="query-params",
-                   height=180, max_chars=50_000, on_change=forget_shared_senses)
+preset_name = st.selectbox("Preset", [*PRESETS, OWN], key="ws_preset", bind="query-params", on_change=apply_preset,
+                           help="Sentences written for this project, using one word in several senses. Edit them "
+                                "and the box says they are your own.")
+preset = PRESETS.get(preset_name)
+raw = st.text_area("Texts, one per line", "\n".join(preset.texts) if preset else "", key="ws_texts",
+                   bind="query-params", height=180, max_chars=50_000, on_change=texts_edited)
 c1, c2 = st.columns(2)
-word_input = c1.text_input("Word", preset.word, key="ws_word", bind="query-params", max_chars=100,
-                           on_change=forget_shared_senses)
+word_input = c1.text_input("Word", preset.word if preset else "", key="ws_word", bind="query-params", max_chars=100,
+                           on_change=texts_edited)
 subword = c2.selectbox("Merge a word's pieces by", list(SUBWORD_RULES), key="ws_sub", bind="query-params")
 
 texts = tuple(line.strip() for line in raw.splitlines() if line.strip())
@@ -138,9 +151,10 @@ if TUTORIAL in texts:
             st.caption(BUNDLED_MODEL_NOTE)
 
 st.subheader("Sense labels")
-st.caption("Give each occurrence a sense. The defaults come from the preset; edit them to score your own examples. "
+st.caption("Give each occurrence a sense. The defaults are the presets' labels for their sentences (“?” for any "
+           "other); edit them to score your own examples. "
            "Your labels are in the page's link.")
-defaults = preset.default_senses(texts, [o.sentence for o in found], UNKNOWN_SENSE)
+defaults = known_senses(word, texts, [o.sentence for o in found], UNKNOWN_SENSE)
 editor_key = f"ws_senses_{corpus_digest(texts + (word,))[:12]}"
 # The table starts from the link's labels (or the defaults) and keeps that start while it is edited:
 # a start that changed between reruns would reset the editor and lose what was being typed.

@@ -167,7 +167,7 @@ def test_word_page_matrix_curves_scores_and_strategy_switch(server: str, browser
     assert any("per merge rule" in s["title"] for s in summaries)
     labels = page.evaluate("() => document.querySelector('.js-plotly-plot').data[0].y.slice(0, 3)")
     assert labels == ["0", "1", "2"]  # numbered: long contexts must not squeeze the matrix; the key names them
-    assert page.get_by_text("…from the bank vault, the…", exact=False).count() >= 1
+    assert page.get_by_text("…from the «bank» vault, the…", exact=False).count() >= 1  # which bank: marked
     choose(page, "Word vector", "layer 2")
     wait_for_chart(page, "cosine, layer 2")
     choose(page, "Metric", "dot product")

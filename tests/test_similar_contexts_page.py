@@ -1,7 +1,11 @@
-"""AppTest of the Similar contexts page: the default token on a new text."""
+"""AppTest of the Similar contexts page: the default token on a new text, and contexts a reader can see."""
 from __future__ import annotations
 
-from conftest import open_page
+import re
+
+from conftest import open_page, table
+
+from bertviz_core.corpora import TUTORIAL
 
 PAGE = "pages/similar_contexts.py"
 
@@ -17,3 +21,12 @@ def test_a_new_text_starts_on_its_second_bank_and_the_heading_names_it(bundled) 
     at.text_input(key="sc_text").set_value("The river was calm.").run()  # no "bank": its first word
     assert at.selectbox(key="sc_token").value == "1 · the" and not at.exception
 
+
+def test_a_punctuation_neighbour_is_shown_beside_its_words(bundled) -> None:  # noqa: ANN001
+    at = open_page(PAGE)
+    dot = list(bundled.tokenize(TUTORIAL)["token"]).index(".")
+    at.selectbox(key="sc_token").set_value(dot).run()
+    assert at.selectbox(key="sc_token").value == f"{dot} · ."
+    contexts = list(table(at, "sc_near_left")["context"]) + list(table(at, "sc_near_right")["context"])
+    assert contexts and all(re.search(r"\w", re.sub("«.*?»", "", c)) for c in contexts), contexts
+    assert any(re.search(r"\w«\.»", c) for c in contexts)  # a "." right after its word, as written

@@ -13,8 +13,10 @@ def test_defaults_show_tutorial_banks_curves_and_scores() -> None:
     assert chart_title(matrix) == "cosine, sum of last 4"
     assert matrix["data"][0]["y"][:3] == ["0", "1", "2"]  # numbered; the key below names them
     key = " ".join(c.value for c in at.caption)
-    assert "**0** …from the bank vault, the…" in key.replace("\\", "") and "**2** …Mississippi river bank.…" in \
-        key.replace("\\", "") and "\\*\\*" not in key
+    # each occurrence marked: the tutorial sentence holds "bank" three times
+    shown = key.replace("\\", "")
+    assert "**0** …from the «bank» vault, the…" in shown and "**1** …vault, the «bank» robber was…" in shown
+    assert "**2** …Mississippi river «bank».…" in shown and "\\*\\*" not in key
     assert chart(at, "ws_curves")["data"][0]["x"][0] == "0 · embeddings"
     scores = chart(at, "ws_scores")
     assert chart_title(scores).startswith("auc per merge rule")
@@ -70,3 +72,24 @@ def test_empty_texts_and_preset_switch() -> None:
     at.selectbox(key="ws_preset").set_value("crane").run()
     assert not at.exception and at.text_input(key="ws_word").value == "crane"
     assert len(chart(at, "ws_matrix")["data"][0]["y"]) == 5
+
+
+def test_the_preset_box_says_when_the_texts_are_the_users_own() -> None:
+    at = open_page(PAGE)
+    assert at.selectbox(key="ws_preset").value == "bank"
+    at.text_area(key="ws_texts").set_value("Spring water flows in spring.\nThe spring in the mattress broke.").run()
+    at.text_input(key="ws_word").set_value("spring").run()
+    assert at.selectbox(key="ws_preset").value == "(your own texts)" and not at.exception
+    assert chart_title(chart(at, "ws_matrix")) == "cosine, sum of last 4"
+    at.selectbox(key="ws_preset").set_value("crane").run()  # a preset fills the boxes again
+    assert at.text_input(key="ws_word").value == "crane" and at.selectbox(key="ws_preset").value == "crane"
+    from bertviz_core.corpora import word_presets
+
+    kept = word_presets()["crane"].texts[:3]  # the preset, one sentence fewer: own texts, labels kept
+    at.text_area(key="ws_texts").set_value("\n".join(kept)).run()
+    assert at.selectbox(key="ws_preset").value == "(your own texts)"
+    preset = word_presets()["crane"]
+    expected = [label for text, labels in zip(preset.texts[:3], preset.senses[:3]) for label in labels]
+    assert list(at.dataframe[-1].value["sense"]) == expected  # the sense editor keeps the kept sentences' labels
+    at.text_area(key="ws_texts").set_value("\n".join(word_presets()["crane"].texts)).run()
+    assert at.selectbox(key="ws_preset").value == "crane"  # back to the preset's texts: its name again

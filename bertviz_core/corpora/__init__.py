@@ -55,6 +55,26 @@ def word_presets() -> dict[str, WordPreset]:
             for word, rows in raw.items()}
 
 
+def preset_of(texts: Sequence[str], word: str) -> str | None:
+    """The name of the preset whose word is ``word`` and whose texts are exactly ``texts`` (lines stripped,
+    empty ones left out), or None when they are someone's own."""
+    texts = tuple(t.strip() for t in texts if t.strip())
+    for name, preset in word_presets().items():
+        if preset.word.lower() == word.strip().lower() and preset.texts == texts:
+            return name
+    return None
+
+
+def known_senses(word: str, texts: Sequence[str], sentences: Sequence[int], unknown: str = "?") -> list[str]:
+    """A sense label for each occurrence of ``word``, given the index of its text: the label of any preset
+    for that word that holds the text, else ``unknown``. Edited texts keep the labels of the sentences kept."""
+    presets = [p for p in word_presets().values() if p.word.lower() == word.strip().lower()]
+    if not presets:
+        return [unknown] * len(sentences)
+    per_preset = [p.default_senses(texts, sentences, unknown) for p in presets]
+    return [next((labels[i] for labels in per_preset if labels[i] != unknown), unknown) for i in range(len(sentences))]
+
+
 MAX_ROWS = 5000  # upload limit, overridable with the BERTVIZ_MAX_ROWS environment setting
 LABEL_NAMES = ("label", "labels", "class", "category", "topic")
 
