@@ -22,6 +22,7 @@ RESAMPLES = 1000
 SEED = 0
 LEVEL = 0.95
 SHOWN_CELLS = 6  # tied cells named in a sentence; the rest are counted
+ROUNDING = 1e-6  # a paired difference whose interval lies below this is float rounding (float32 vectors), not a lead
 
 
 @dataclass(frozen=True)
@@ -139,8 +140,9 @@ def judge(scores: pd.DataFrame, replicates: Mapping[tuple[str, str], np.ndarray]
           measure: str, name: Callable[[tuple[str, str]], str] = cell_name) -> Verdict | None:
     """The verdict on ``scores`` (rows x columns, NaN ignored) from each cell's paired ``replicates``, keyed by
     (str(row), str(column)). The top is the highest score; it is the clear best when, for every other cell, the
-    95 % interval of (top - other) over the paired replicates lies above 0; otherwise the tied cells are the top
-    and every cell not clearly below it. None when there is no score."""
+    95 % interval of (top - other) over the paired replicates lies above 0 (above ``ROUNDING``: cells that must
+    score the same, e.g. a strategy and a per-text multiple of it, differ by float rounding); otherwise the tied
+    cells are the top and every cell not clearly below it. None when there is no score."""
     values = scores.to_numpy(dtype=float)
     if values.size == 0 or np.isnan(values).all():
         return None
@@ -150,7 +152,8 @@ def judge(scores: pd.DataFrame, replicates: Mapping[tuple[str, str], np.ndarray]
     top = max(keys, key=lambda key: points[key])  # the first of equal tops, in reading order
     reps = {key: np.asarray(replicates.get(key, np.full(1, np.nan)), dtype=np.float64) for key in keys}
     tied = [top] + sorted((key for key in keys if key != top and
-                           not interval(reps[top] - reps[key], resampling.kind)[0] > 0), key=lambda k: -points[k])
+                           not interval(reps[top] - reps[key], resampling.kind)[0] > ROUNDING),
+                          key=lambda k: -points[k])
     rest = [points[key] for key in keys if key not in tied]
     lead = points[top] - max(rest) if rest else float("nan")
     low, high = interval(reps[top], resampling.kind)

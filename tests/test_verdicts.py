@@ -113,6 +113,16 @@ def test_the_difference_is_paired() -> None:
     assert not uncertainty.judge(scores, unpaired, resampling, "score").clear
 
 
+def test_cells_that_differ_by_float_rounding_tie() -> None:
+    # mean and mean_sqrt_len have the same cosine silhouette; float32 vectors make their per-text values differ by
+    # ~1e-8, always the same way, which a paired bootstrap would otherwise call a clear lead
+    noise = np.random.default_rng(0).normal(size=1000)
+    scores = pd.DataFrame({"layer 3": [0.21, 0.21 - 3e-8]}, index=["mean", "mean_sqrt_len"])
+    reps = {("mean", "layer 3"): 0.21 + noise, ("mean_sqrt_len", "layer 3"): 0.21 - 3e-8 + noise}
+    top = uncertainty.judge(scores, reps, uncertainty.bootstrap(160, "texts", 0.0, "0"), "score")
+    assert not top.clear and top.cells == [("mean", "layer 3"), ("mean_sqrt_len", "layer 3")]
+
+
 def test_intervals_cover() -> None:
     rng = np.random.default_rng(7)
     truth, hits_t, hits_boot = 6 / np.pi * np.arcsin(0.3), 0, 0  # Spearman's rho of normals correlated 0.6
