@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM = DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).exists() else (shutil.which("chromium") or DEBIAN_CHROMIUM)
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+# The longest a test waits for a script run to finish: a bound, not a timing. Beside a CPU-heavy process a
+# 160-text upload on two busy cores took past 90 s; waiting longer costs nothing when runs are quick.
+IDLE_WAIT_MS = 300_000
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 
@@ -68,6 +71,6 @@ def wait_healthy(url: str, timeout: float) -> None:
 
 def wait_idle(page, settle_ms: int = 300) -> None:
     """Wait until the app's script run has finished (twice, to let a rerun it triggered start)."""
-    page.wait_for_selector(IDLE, timeout=90_000)
+    page.wait_for_selector(IDLE, timeout=IDLE_WAIT_MS)
     page.wait_for_timeout(settle_ms)
-    page.wait_for_selector(IDLE, timeout=90_000)
+    page.wait_for_selector(IDLE, timeout=IDLE_WAIT_MS)
