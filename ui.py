@@ -606,17 +606,17 @@ def map_cell(key: tuple[str, str], corpus_id: str, cell: Cell, projection: str,
 def correlation_scores(key: tuple[str, str], pairs_id: str, correction: str, cells: tuple[Cell, ...],
                        _first: dict[str, np.ndarray], _second: dict[str, np.ndarray],
                        _gold: tuple[float, ...], _reference_rows: list[int]) -> SeparationScores:
-    """Cached Spearman correlations of every cell of scored pairs (``task_measures.correlation``)."""
-    from bertviz_core.pooling_grid import cell_vectors, scores_over
-    from bertviz_core.task_measures import CORRELATION_MARGIN, correlation
+    """Cached Spearman correlations of every cell of scored pairs, judged on a bootstrap of the pairs
+    (``task_measures.correlation_grid``)."""
+    from bertviz_core.task_measures import correlation_grid
 
-    return scores_over(cells, lambda cell: correlation(cell_vectors(_first, cell), cell_vectors(_second, cell),
-                                                       _gold, correction, _reference_rows), CORRELATION_MARGIN)
+    return correlation_grid(cells, _first, _second, _gold, correction, _reference_rows)
 
 
 def score_grid_view(scores: SeparationScores, measure: str, key: str, container: Any = None) -> None:
     """A score grid as a heatmap with its top cells boxed, layer-independent strategies as a table, and the
-    verdict: the best cell with its lead, or a tie (with the reason when there is one)."""
+    verdict: the core's sentence when judged on replicates (folds or a bootstrap), else the best cell with its lead,
+    or a tie (with the reason when there is one)."""
     import bertviz_core.figures as figures
 
     with container or st.container():
@@ -629,6 +629,11 @@ def score_grid_view(scores: SeparationScores, measure: str, key: str, container:
         top = scores.verdict
         if top is None:
             st.info(f"No {measure} could be computed for these cells.")
+            return
+        if top.sentence:  # judged on folds/bootstrap: the core's sentence, with count, interval and chance
+            (st.success if top.clear else st.info)(
+                top.sentence + ("" if top.clear else " " + (scores.tie_reason() or "")),
+                icon="🏆" if top.clear else "🤝")
             return
         named = [f"{row} (one vector)" if col == "one vector" else f"{row} at {col}" for row, col in top.cells]
         if top.tie:

@@ -112,7 +112,7 @@ if labels_id:
     st.subheader("Which pooling and which layer separate the labels best?")
     st.caption("Every strategy at every layer, whichever the grid above shows.")
     scores = separation_scores(
-        lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled, label_check.scored).silhouette,
+        lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled, label_check.scored),
         available, num_layers)
     score_grid_view(scores, "silhouette (cosine)", "sp_scores")
     download_csv(scores.table().reset_index(names="strategy"), "Download all scores (CSV)", "pooling_scores.csv",

@@ -6,18 +6,17 @@ import streamlit as st
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import news_topics, sentence_pairs
 from bertviz_core.pooling import POOLINGS, supported_strategies
-from bertviz_core.pooling_grid import SILHOUETTE_MARGIN, Cell, check_labels, grid_cells, scores_over
+from bertviz_core.pooling_grid import Cell, check_labels, grid_cells, silhouette_grid
 from bertviz_core.projection import PROJECTIONS, TRUST_NEIGHBOURS
 from bertviz_core.similarity import CORRECTIONS
 from bertviz_core.task_measures import (
-    CORRELATION_MARGIN,
     DEFAULT_STRATEGIES,
     PROBE_FOLDS,
-    PROBE_MARGIN,
     PROBE_PROTOCOL,
     agreement,
     check_pairs,
     distinct_rows,
+    probe_grid,
     probe_plan,
 )
 from ui import (
@@ -115,13 +114,13 @@ with probe_tab:
                 "anything; where the two disagree, the probe is the one that speaks for a classifier.",
                 recipes.probe(info, corpus_code, POOLINGS[picked.strategy].code, picked.layer, folds),
             )
-            st.caption(f"Protocol: {PROBE_PROTOCOL}. A lead under {PROBE_MARGIN} is a tie."
+            st.caption(f"Protocol: {PROBE_PROTOCOL}. A best is named only when it leads every other cell over the same "
+                       "folds (95 % t interval); otherwise no clear best."
                        + (f" **This corpus: {folds} folds**, as the note above says." if folds != PROBE_FOLDS else ""))
         check = check_labels(labels)
-        probe_scores = scores_over(cells, lambda cell: probed[cell].accuracy if measure == "accuracy"
-                                   else probed[cell].macro_f1, PROBE_MARGIN)
-        silhouettes = scores_over(cells, lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled,
-                                                                   check.scored).silhouette, SILHOUETTE_MARGIN)
+        probe_scores = probe_grid(cells, probed, labels, plan, measure)
+        silhouettes = silhouette_grid(cells, lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled,
+                                                                       check.scored))
         left, right = st.columns(2)
         score_grid_view(probe_scores, f"probe {measure}", "tm_probe", left)
         score_grid_view(silhouettes, "silhouette (cosine)", "tm_silhouette", right)
@@ -170,8 +169,9 @@ with pairs_tab:
         left, right = st.columns(2)
         score_grid_view(raw, "Spearman ρ, raw cosine", "tm_corr_raw", left)
         score_grid_view(fixed, f"Spearman ρ after {correction}", "tm_corr_fixed", right)
-        st.caption(f"{len(pairs)} pairs; a lead under {CORRELATION_MARGIN} is a tie. nan: every vector of that cell is "
-                   "the same (e.g. [CLS] before any layer), so there is no order to correlate.")
+        st.caption(f"{len(pairs)} pairs; a best is named only when its lead over every other cell holds in 95 % of "
+                   "1,000 bootstrap resamples of the pairs. nan: every vector of that cell is the same (e.g. [CLS] "
+                   "before any layer), so there is no order to correlate.")
         download_csv(pd.concat([raw.table().reset_index(names="strategy").assign(correction="none"),
                                 fixed.table().reset_index(names="strategy").assign(correction=correction)]),
                      "Download both grids (CSV)", "pair_correlations.csv", "tm_corr_csv")

@@ -8,14 +8,13 @@ from bertviz_core.corpora.tutorial import tutorial_comparison
 from bertviz_core.models import BUNDLED_MODEL_NOTE
 from bertviz_core.similarity import (
     METRICS,
-    SENSE_MARGIN,
     UNKNOWN_SENSE,
     pair_layer_curves,
     same_sense_pairs,
     score_grid,
+    sense_verdict,
     similarity_matrix,
     top_positions,
-    verdict,
 )
 from bertviz_core.word_vectors import (
     SUBWORD_RULES,
@@ -188,22 +187,13 @@ grid = score_grid(by_rule, {name: s.fn for name, s in strategies.items()}, sense
 if grid is None:
     st.info("Label at least two different senses (and some shared ones) to score the strategies.")
     st.stop()
-top = verdict(grid, SENSE_MARGIN)
+top = sense_verdict(by_rule, {name: s.fn for name, s in strategies.items()}, senses, score)
 if top is None:
     st.info("Every labelled pair has the same sense, or none does: scores need both kinds of pair.")
     st.stop()
 chart(figures.score_grid_figure(grid, f"{score} per merge rule × word vector (top boxed in red)",
                                           top_positions(top, grid)), key="ws_scores")
-if top.tie:
-    pairs = sum(kind is not None for kind in same_sense_pairs(senses).values())
-    one_piece = (f" “{literal(word)}” is a single WordPiece token in every sentence, so the four merge rules give the "
-                 "same vector and the same score." if one_piece_everywhere(found) else "")
-    st.info(f"**A tie**, no single best: {len(top.cells)} combinations score within {top.margin} of the top "
-            f"({score} = {top.value:.3f}).{one_piece} With {pairs} labelled pair(s), the examples cannot tell these "
-            "strategies apart: add sentences, or label more senses.", icon="🤝")
-else:
-    (merge, vector), = top.cells
-    ahead = f", {top.lead:.3f} ahead of the next" if top.lead == top.lead else ""
-    st.success(f"Best on these examples: **{vector}**, pieces merged by **{merge}** ({score} = {top.value:.3f}"
-               f"{ahead}).", icon="🏆")
+one_piece = (f" “{literal(word)}” is a single WordPiece token in every sentence, so the four merge rules give the "
+             "same vector and the same score." if one_piece_everywhere(found) else "")
+(st.info if top.tie else st.success)(top.sentence + (one_piece if top.tie else ""), icon="🤝" if top.tie else "🏆")
 download_csv(grid.reset_index(names="merge"), "Download the scores (CSV)", "word_sense_scores.csv", "ws_scores_csv")

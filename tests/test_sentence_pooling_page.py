@@ -50,7 +50,7 @@ def test_default_grid_scores_and_best_cell() -> None:
     assert any(s["type"] == "rect" for s in scores["layout"]["shapes"])
     # mean and mean_sqrt_len point the same way: under a cosine silhouette they tie, and the page says why
     verdict = " ".join(i.value for i in at.info)
-    assert "A tie" in verdict and "mean_sqrt_len is mean multiplied by a number per text" in verdict
+    assert "No clear best" in verdict and "mean_sqrt_len is mean multiplied by a number per text" in verdict
 
 
 def test_layers_show_in_order_whatever_order_they_were_added() -> None:
@@ -109,7 +109,7 @@ def test_labelled_upload_is_scored() -> None:
     corpus = news_topics().sample(60, random_state=1)
     at = upload(corpus.to_csv(index=False).encode())
     assert not at.error and ("Best silhouette" in " ".join(s.value for s in at.success)
-                             or "A tie" in " ".join(i.value for i in at.info))
+                             or "No clear best" in " ".join(i.value for i in at.info))
 
 
 def test_the_chosen_cell_drives_code_and_downloads(model_calls: list[int]) -> None:

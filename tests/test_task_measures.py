@@ -264,3 +264,30 @@ def test_a_tiny_upload_is_mapped_or_the_page_says_why(projection: str) -> None:
     at.radio(key="tm_projection").set_value(projection).run()
     assert not at.exception, at.exception
     assert at.get("vega_lite_chart") or at.error
+
+
+def test_verdicts_say_how_sure_they_are_on_24_texts_and_on_the_built_in_corpus() -> None:
+    # 24 texts (6 per topic): neither the probe's folds nor the silhouette's bootstrap can name a best, and each
+    # message says so with the number of texts the page used
+    rows = news_topics().groupby("label").head(6)
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.run()
+    at.session_state["tm_source"] = "Upload a CSV"
+    at.switch_page(PAGE).run()
+    at.file_uploader(key="tm_upload").set_value(("c.csv", rows.to_csv(index=False).encode(), "text/csv")).run()
+    assert not at.exception, at.exception
+    said = [i.value for i in at.info if "clear best" in i.value]
+    assert len(said) == 2 and not at.success
+    assert all(s.startswith("No clear best on 24 texts") for s in said)
+    assert "(probe accuracy)" in said[0] and "5 folds" in said[0] and "(silhouette (cosine))" in said[1]
+    assert any("95 % t interval" in c.value for c in at.caption)
+    # the built-in corpus (160 texts): the silhouette names a best (mean at layer 3, ahead beyond the noise),
+    # the probe, near 1.0 in many cells, names none
+    at = open_page(PAGE, timeout=300)
+    [best] = [s.value for s in at.success]
+    assert best.startswith("Best silhouette (cosine) on 160 texts: **mean at layer 3**") and "1,000 bootstrap" in best
+    assert any(i.value.startswith("No clear best on 160 texts (probe accuracy)") for i in at.info)
+    at.session_state["tm_tab"] = "Similarity correlation"
+    at.run()
+    assert not at.exception and any("40 pairs" in m.value for m in [*at.success, *at.info])
+    assert any("1,000 bootstrap resamples of the pairs" in c.value for c in at.caption)
