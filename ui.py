@@ -264,7 +264,7 @@ def model_sidebar() -> None:
     info = active_info()
     side.markdown(
         f"**{literal(info.name)}**  \n"
-        f"{info.num_layers} layers · hidden {info.hidden_size} · vocab {info.vocab_size:,}  \n"
+        f"{info.num_layers} layer{'s' if info.num_layers != 1 else ''} · hidden {info.hidden_size} · vocab {info.vocab_size:,}  \n"
         f"max {info.max_length} tokens · device `{info.device}` · pooler {'yes' if info.has_pooler else 'no'} · "
         f"MLM head {'yes' if info.has_mlm_head else 'no'}"
     )

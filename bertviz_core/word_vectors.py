@@ -156,15 +156,15 @@ def word_strategies(num_layers: int) -> dict[str, Reducer]:
     word's ``states`` (layers+1, hidden). ``num_layers`` is a whole number of at least 1.
     """
     num_layers = checks.whole_number(num_layers, "num_layers", 1)
-    lo = max(1, num_layers - 3)  # the last four transformer layers are lo..L
-    last4 = slice(lo, num_layers + 1)
+    lo = max(1, num_layers - 3)  # the last four transformer layers are lo..L, or all of them when fewer
+    last4, n = slice(lo, num_layers + 1), num_layers - lo + 1  # n: named by what it takes ("last 2" of 2)
     combined = {
         "last layer": Reducer(lambda v: v[..., num_layers, :], "states[-1]"),
         "second-to-last": Reducer(lambda v: v[..., max(0, num_layers - 1), :], "states[-2]"),
-        "sum of last 4": Reducer(lambda v: v[..., last4, :].sum(axis=-2), f"states[{lo}:].sum(0)"),
-        "concat of last 4": Reducer(lambda v: v[..., last4, :].reshape(*v.shape[:-2], -1),
-                                    f"torch.cat(list(states[{lo}:]))"),
-        "mean of last 4": Reducer(lambda v: v[..., last4, :].mean(axis=-2), f"states[{lo}:].mean(0)"),
+        f"sum of last {n}": Reducer(lambda v: v[..., last4, :].sum(axis=-2), f"states[{lo}:].sum(0)"),
+        f"concat of last {n}": Reducer(lambda v: v[..., last4, :].reshape(*v.shape[:-2], -1),
+                                       f"torch.cat(list(states[{lo}:]))"),
+        f"mean of last {n}": Reducer(lambda v: v[..., last4, :].mean(axis=-2), f"states[{lo}:].mean(0)"),
         "sum of all layers": Reducer(lambda v: v[..., 1:, :].sum(axis=-2), "states[1:].sum(0)"),
         "embedding layer": Reducer(lambda v: v[..., 0, :], "states[0]"),
     }

@@ -4,7 +4,7 @@ import streamlit as st
 
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import TUTORIAL, known_senses, preset_of, word_presets
-from bertviz_core.corpora.tutorial import tutorial_comparison
+from bertviz_core.corpora.tutorial import TUTORIAL_STRATEGY, tutorial_comparison
 from bertviz_core.models import BUNDLED_MODEL_NOTE
 from bertviz_core.similarity import (
     METRICS,
@@ -135,8 +135,8 @@ def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors, na
 
 similarity_view(texts, word, subword, vectors, names, numbers)
 
-if TUTORIAL in texts:
-    rows = tutorial_comparison(found, texts.index(TUTORIAL), strategies["sum of last 4"])
+if TUTORIAL in texts and TUTORIAL_STRATEGY in strategies:  # a model of fewer than 4 layers has no such strategy
+    rows = tutorial_comparison(found, texts.index(TUTORIAL), strategies[TUTORIAL_STRATEGY])
     if rows:
         st.subheader("The tutorial's numbers")
         st.caption(f"The tutorial used bert-base-uncased (12 layers, 768 wide) and the sum of its last four layers. "

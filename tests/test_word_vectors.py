@@ -154,3 +154,12 @@ def test_default_senses_follow_the_preset_per_occurrence() -> None:
     bank = word_presets()["bank"]
     texts = [TUTORIAL, "A sentence the preset does not know, with a bank."]
     assert bank.default_senses(texts, [0, 0, 0, 1]) == ["money", "money", "river", "?"]
+
+
+@pytest.mark.parametrize(("layers", "last"), [(1, 1), (2, 2), (3, 3), (4, 4), (12, 4)])
+def test_the_last_layers_strategies_are_named_by_what_they_take(layers: int, last: int) -> None:
+    strategies = word_strategies(layers)
+    states = np.arange((layers + 1) * 2, dtype=np.float32).reshape(layers + 1, 2)
+    assert f"sum of last {last}" in strategies and f"concat of last {last}" in strategies
+    np.testing.assert_array_equal(strategies[f"sum of last {last}"].fn(states), states[-last:].sum(0))
+    assert strategies[f"concat of last {last}"].fn(states).shape == (2 * last,)

@@ -25,6 +25,9 @@ def query_token(tokens: Sequence[str]) -> int:
     return banks[QUERY_NTH - 1] if len(banks) >= QUERY_NTH else min(1, max(len(tokens) - 1, 0))
 
 
+TUTORIAL_STRATEGY = "sum of last 4"  # the word vector the tutorial compared (a model of 4 layers or more has it)
+
+
 def tutorial_comparison(found: Sequence[Occurrence], sentence: int, strategy: Reducer) -> list[dict]:
     """The tutorial's three "bank" comparisons for the occurrences in text ``sentence``.
 
