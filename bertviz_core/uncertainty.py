@@ -72,6 +72,7 @@ class Resampling:
     chance_wording: str
     resamples: int = RESAMPLES
     seed: int = SEED
+    limits: tuple[float, float] = (-np.inf, np.inf)  # the range a score can take; a t interval is cut to it
 
     def indices(self) -> np.ndarray:
         """(resamples, n) row indices drawn with replacement: the same for every cell, so cells are paired."""
@@ -106,8 +107,9 @@ def bootstrap(n: int, unit: str, chance: float, chance_wording: str) -> Resampli
 
 
 def folds(n: int, count: int, unit: str, chance: float, chance_wording: str) -> Resampling:
-    """Cross-validation over ``n`` ``unit`` in ``count`` folds (the same folds for every cell)."""
-    return Resampling("folds", n, unit, f"{count} folds", chance, chance_wording)
+    """Cross-validation over ``n`` ``unit`` in ``count`` folds (the same folds for every cell). Fold scores are
+    shares (accuracy, macro-F1), so the top's interval is cut to 0..1: a t interval of scores near 1 reaches past."""
+    return Resampling("folds", n, unit, f"{count} folds", chance, chance_wording, limits=(0.0, 1.0))
 
 
 def interval(replicates: np.ndarray, kind: str) -> tuple[float, float]:
@@ -156,7 +158,7 @@ def judge(scores: pd.DataFrame, replicates: Mapping[tuple[str, str], np.ndarray]
                           key=lambda k: -points[k])
     rest = [points[key] for key in keys if key not in tied]
     lead = points[top] - max(rest) if rest else float("nan")
-    low, high = interval(reps[top], resampling.kind)
+    low, high = np.clip(interval(reps[top], resampling.kind), *resampling.limits).tolist()
     chance = resampling.chance
     verdict = Verdict(tied, points[top], float(lead), float("nan"), len(tied) == 1, resampling.n, resampling.unit,
                       resampling.method, (low, high), chance, resampling.chance_wording)

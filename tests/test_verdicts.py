@@ -184,3 +184,12 @@ def test_a_cell_without_replicates_is_never_a_clear_best() -> None:
                             "score")
     assert not top.clear and "No clear best on 9 texts" in top.sentence
     assert Scored(0.5).replicates.shape == (1,)
+
+
+def test_a_fold_interval_stays_within_the_scores_range() -> None:
+    scores = pd.DataFrame({"layer 1": [0.99], "layer 2": [0.5]}, index=["mean"])
+    replicates = {("mean", "layer 1"): np.array([1.0, 1.0, 0.95, 1.0, 1.0]),
+                  ("mean", "layer 2"): np.array([0.5, 0.45, 0.55, 0.5, 0.5])}
+    top = uncertainty.judge(scores, replicates, uncertainty.folds(40, 5, "texts", 0.25, "the majority rate"),
+                            "probe accuracy")
+    assert top.clear and 0.0 <= top.interval[0] <= top.interval[1] == 1.0
