@@ -48,6 +48,7 @@ from bertviz_core import projection as prj
 from bertviz_core import similarity as sim
 from bertviz_core import stats as st
 from bertviz_core import task_measures as tm
+from bertviz_core import store as sto
 from bertviz_core import tokens as tk
 from bertviz_core import uncertainty as unc
 from bertviz_core import vocab as vc
@@ -356,6 +357,28 @@ CASES: dict[str, Case] = {
     "neighbours.word_contextuality: corpus None": Case(lambda c: nb.word_contextuality(c.index, "bank", None)),
     # page registry
     "page_registry.page: None": Case(lambda c: pr.page(None)),
+    "lengths.cut_note: dropped None": Case(lambda c: ln.cut_note(512, None)),
+    "lengths.cut_note: a negative count": Case(lambda c: ln.cut_note(512, [-1])),
+    "lengths.cut_note: a fractional count": Case(lambda c: ln.cut_note(512, [1.5])),
+    "lengths.cut_note: max_length 0": Case(lambda c: ln.cut_note(0, [1])),
+    "lengths.cut_note: nothing cut": Case(lambda c: ln.cut_note(512, [0, 0]), OK),
+    "lengths.budget_note: lengths None": Case(lambda c: ln.budget_note(None, 10, "Page")),
+    "lengths.budget_note: budget NaN": Case(lambda c: ln.budget_note(ln.Lengths.of([[3, 0]]), NaN, "Page")),
+    "lengths.budget_note: budget 0": Case(lambda c: ln.budget_note(ln.Lengths.of([[3, 0]]), 0, "Page")),
+    "lengths.budget_note: Lengths.of one column": Case(lambda c: ln.Lengths.of([[3], [4]])),
+    "lengths.budget_note: Lengths.of a negative count": Case(lambda c: ln.Lengths.of([[3, -1]])),
+    "lengths.budget_note: Lengths.of NaN": Case(lambda c: ln.Lengths.of([[NaN, 0]])),
+    "lengths.token_budget: a string": Case(lambda c: ln.token_budget("many")),
+    "lengths.token_budget: None": Case(lambda c: ln.token_budget(None)),
+    "store.map_arrays: None": Case(lambda c: sto.map_arrays(None, np.asarray)),
+    "store.map_arrays: a list of strings": Case(lambda c: sto.map_arrays(["a"], np.asarray)),
+    "store.arrays: a number": Case(lambda c: sto.arrays(5)),
+    "store.nbytes: a dict of strings": Case(lambda c: sto.nbytes({"a": "b"})),
+    "store.to_disk: None": Case(lambda c: sto.to_disk(None, "/tmp")),
+    "store.to_disk: an empty array": Case(lambda c: sto.to_disk(np.zeros((0, 3)), "/tmp"), OK),
+    "store.digest: None": Case(lambda c: sto.digest(None)),
+    "store.digest: one string": Case(lambda c: sto.digest("a text")),
+    "store.digest: no texts": Case(lambda c: sto.digest([]), OK),
     "page_registry.page: unknown": Case(lambda c: pr.page("nope")),
     "page_registry.page: a number": Case(lambda c: pr.page(3)),
     # pooling
@@ -592,6 +615,8 @@ CASES: dict[str, Case] = {
 # Public functions without a case, and why none is needed.
 EXEMPT: dict[str, str] = {
     **{f"figures.{name}": "draws the (checked) output of the functions above; it computes no number"
+    **{f"store.{name}": "takes no argument: it reads the server's settings or hands freed memory back"
+       for name in ("cache_budget", "spill_budget", "spill_folder", "release_free_memory")},
        for name in ("plain", "plains", "hover_texts", "layer_label", "histogram_figure", "layer_distributions_figure",
                     "heatmap_figure", "token_labels", "attention_figure", "thumbnail_grid_figure", "table_heatmap",
                     "score_grid_figure", "pair_curves_figure", "pca_grid_figure", "unit_square", "pca_grid_spec",
