@@ -14,7 +14,6 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
 
@@ -24,6 +23,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
+from bertviz_core.lengths import Lengths
 from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices, describe
 from bertviz_core.store import ByteBoundedStore, cache_budget, spill_budget
 from bertviz_core.store import digest as corpus_digest
@@ -453,20 +453,16 @@ def tokenize_text(key: tuple[str, str], text: str, text_pair: str | None, pad_to
     return get_encoder(*key).tokenize(text, text_pair, pad_to)
 
 
-@dataclass(frozen=True)
-class Truncation:
-    """How many texts of a corpus lose tokens to the model's maximum length, how many in all, the most from one."""
-
-    texts: int
-    tokens: int
-    most: int
+@st.cache_data(max_entries=16, show_spinner="Counting tokens…")
+def corpus_lengths(key: tuple[str, str], corpus_id: str, _texts: tuple[str, ...]) -> Lengths:
+    """``Encoder.lengths`` of a corpus (tokenizing only, no model run), keyed by its digest ``corpus_id``."""
+    return Lengths.of(get_encoder(*key).lengths(list(_texts)))
 
 
-@st.cache_data(max_entries=16, show_spinner="Tokenizing…")
-def truncation(key: tuple[str, str], corpus_id: str, _texts: tuple[str, ...]) -> Truncation:
-    """``Encoder.dropped`` summed over a corpus (tokenizing only, no model run), keyed by its digest."""
-    dropped = get_encoder(*key).dropped(list(_texts))
-    return Truncation(sum(d > 0 for d in dropped), sum(dropped), max(dropped, default=0))
+def cut_warning(note: str | None) -> None:
+    """Show what truncation cut (``lengths.cut_note``), when it cut something."""
+    if note:
+        st.warning(note, icon="✂️")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

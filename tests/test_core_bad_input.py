@@ -38,6 +38,7 @@ from bertviz_core import checks as ck
 from bertviz_core import comparison as cmp
 from bertviz_core import embedding_lens as el
 from bertviz_core import encoding as enc
+from bertviz_core import lengths as ln
 from bertviz_core import masked as mk
 from bertviz_core import models as mdl
 from bertviz_core import neighbours as nb
@@ -47,8 +48,8 @@ from bertviz_core import pooling_grid as pg
 from bertviz_core import projection as prj
 from bertviz_core import similarity as sim
 from bertviz_core import stats as st
-from bertviz_core import task_measures as tm
 from bertviz_core import store as sto
+from bertviz_core import task_measures as tm
 from bertviz_core import tokens as tk
 from bertviz_core import uncertainty as unc
 from bertviz_core import vocab as vc
@@ -91,11 +92,11 @@ CASES: dict[str, Case] = {
     "Encoder.tokenize: pad_to 10**9": Case(lambda c: c.b.tokenize("a b", pad_to=10**9)),
     "Encoder.tokenize: pad_to NaN": Case(lambda c: c.b.tokenize("a b", pad_to=NaN)),
     "Encoder.tokenize: empty text": Case(lambda c: c.b.tokenize(""), OK),
-    "Encoder.dropped: None": Case(lambda c: c.b.dropped(None)),
-    "Encoder.dropped: a string": Case(lambda c: c.b.dropped("a text")),
-    "Encoder.dropped: a number": Case(lambda c: c.b.dropped(5)),
-    "Encoder.dropped: [None]": Case(lambda c: c.b.dropped([None])),
-    "Encoder.dropped: no texts": Case(lambda c: c.b.dropped([]), OK),
+    "Encoder.lengths: None": Case(lambda c: c.b.lengths(None)),
+    "Encoder.lengths: a string": Case(lambda c: c.b.lengths("a text")),
+    "Encoder.lengths: a number": Case(lambda c: c.b.lengths(5)),
+    "Encoder.lengths: [None]": Case(lambda c: c.b.lengths([None])),
+    "Encoder.lengths: no texts": Case(lambda c: c.b.lengths([]), OK),
     "Encoder.encode: None": Case(lambda c: c.b.encode(None)),
     "Encoder.encode: a string": Case(lambda c: c.b.encode("a text")),
     "Encoder.encode: [None]": Case(lambda c: c.b.encode([None])),
@@ -356,7 +357,6 @@ CASES: dict[str, Case] = {
     "neighbours.word_contextuality: word None": Case(lambda c: nb.word_contextuality(c.index, None, c.context)),
     "neighbours.word_contextuality: corpus None": Case(lambda c: nb.word_contextuality(c.index, "bank", None)),
     # page registry
-    "page_registry.page: None": Case(lambda c: pr.page(None)),
     "lengths.cut_note: dropped None": Case(lambda c: ln.cut_note(512, None)),
     "lengths.cut_note: a negative count": Case(lambda c: ln.cut_note(512, [-1])),
     "lengths.cut_note: a fractional count": Case(lambda c: ln.cut_note(512, [1.5])),
@@ -379,6 +379,7 @@ CASES: dict[str, Case] = {
     "store.digest: None": Case(lambda c: sto.digest(None)),
     "store.digest: one string": Case(lambda c: sto.digest("a text")),
     "store.digest: no texts": Case(lambda c: sto.digest([]), OK),
+    "page_registry.page: None": Case(lambda c: pr.page(None)),
     "page_registry.page: unknown": Case(lambda c: pr.page("nope")),
     "page_registry.page: a number": Case(lambda c: pr.page(3)),
     # pooling
@@ -614,9 +615,9 @@ CASES: dict[str, Case] = {
 
 # Public functions without a case, and why none is needed.
 EXEMPT: dict[str, str] = {
-    **{f"figures.{name}": "draws the (checked) output of the functions above; it computes no number"
     **{f"store.{name}": "takes no argument: it reads the server's settings or hands freed memory back"
        for name in ("cache_budget", "spill_budget", "spill_folder", "release_free_memory")},
+    **{f"figures.{name}": "draws the (checked) output of the functions above; it computes no number"
        for name in ("plain", "plains", "hover_texts", "layer_label", "histogram_figure", "layer_distributions_figure",
                     "heatmap_figure", "token_labels", "attention_figure", "thumbnail_grid_figure", "table_heatmap",
                     "score_grid_figure", "pair_curves_figure", "pca_grid_figure", "unit_square", "pca_grid_spec",
