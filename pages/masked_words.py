@@ -47,7 +47,7 @@ if not info.has_mlm_head:
         "current model stays. Below, what this model can show without the head."
     )
     offer_model(BERT, f"Switch to {BERT}")
-    with st.expander(f"Before class: prepare {BERT} on a machine without internet"):
+    with st.expander(f"Before class: prepare {BERT} for a server without internet"):
         st.markdown(PREPARE)
 mask_token = encoder().mask_token
 MODES = ["Text with masks", "Mask a word"]
