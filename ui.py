@@ -201,9 +201,7 @@ def failed_models() -> cachetools.TTLCache:
 
 def _load_or_remember_failure(wanted: tuple[str, str]) -> None:
     """Load (or, for the bundled model, read the facts of) ``wanted``; ValueError, remembered, if it fails."""
-    failures = failed_models()
-    with _FAILURES_LOCK:
-        remembered = failures.get(wanted)
+    remembered = remembered_failure(wanted)
     if remembered is not None:
         raise ValueError(f"{remembered} (Not tried again for {FAILURE_MEMORY_S // 60} minutes after a failure.)")
     try:
@@ -213,11 +211,17 @@ def _load_or_remember_failure(wanted: tuple[str, str]) -> None:
             get_encoder(*wanted)  # loaded now, so a model that fails never becomes active
     except ValueError as err:
         with _FAILURES_LOCK:
-            failures[wanted] = str(err)
+            failed_models()[wanted] = str(err)
         raise
 
 
-def _show_in_picker(model: str, choices: list[str]) -> None:
+def remembered_failure(wanted: tuple[str, str]) -> str | None:
+    """Why (model, device) failed to load, while ``failed_models`` remembers it; None when it has not failed."""
+    with _FAILURES_LOCK:
+        return failed_models().get(wanted)
+
+
+def show_in_picker(model: str, choices: list[str]) -> None:
     """Set the model picker (before it is drawn) to ``model``: a listed choice, or a custom id or path."""
     if model in choices:
         st.session_state["model"] = model
@@ -234,7 +238,7 @@ def model_sidebar() -> None:
     choices = model_choices(allowed)
     failure = st.session_state.pop(FAILED_NOTE, None)
     if failure is not None:
-        _show_in_picker(model_key()[0], choices)
+        show_in_picker(model_key()[0], choices)
     choice = side.selectbox("Model", list(dict.fromkeys([*choices, CUSTOM])), key="model", bind="query-params",
                             help="The bundled model works offline. Hub models download on first use.")
     model = choice
@@ -376,18 +380,6 @@ def int_slider(label: str, low: int, high: int, value: int, key: str, container:
         return low
     default = min(max(value, low), high)
     return int(where.slider(label, low, high, None if default == low else default, key=key, **options))
-
-
-def offer_model(model: str, label: str) -> None:
-    """A button that switches this session to ``model`` (through the sidebar's picker, so the URL follows),
-    or a note when this server's BERTVIZ_MODELS allowlist leaves it out."""
-    allowed = allowed_models()
-    if allowed is not None and model not in allowed:
-        st.caption(f"This server's operator has not listed {literal(model)} in BERTVIZ_MODELS, so it cannot be "
-                   "loaded here.")
-        return
-    st.button(label, on_click=_show_in_picker, args=(model, model_choices(allowed)),
-              type="primary")
 
 
 def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],

@@ -157,6 +157,19 @@ CASES: dict[str, Case] = {
     "embedding_lens.nearest_input_embeddings: top_k 0": Case(lambda c: el.nearest_input_embeddings(c.b, MASKED, 0)),
     "embedding_lens.nearest_input_embeddings: the bundled model": Case(
         lambda c: el.nearest_input_embeddings(c.b, MASKED), OK),
+    "embedding_lens.nearest_to_states: states None": Case(lambda c: el.nearest_to_states(c.b, None, [1])),
+    "embedding_lens.nearest_to_states: two axes": Case(lambda c: el.nearest_to_states(c.b, np.zeros((7, 384)), [1])),
+    "embedding_lens.nearest_to_states: another width": Case(
+        lambda c: el.nearest_to_states(c.b, np.ones((7, 5, 32)), [1])),
+    "embedding_lens.nearest_to_states: NaN": Case(lambda c: el.nearest_to_states(c.b, np.full((7, 5, 384), NaN), [1])),
+    "embedding_lens.nearest_to_states: position past the tokens": Case(
+        lambda c: el.nearest_to_states(c.b, np.ones((7, 5, 384)), [5])),
+    "embedding_lens.nearest_to_states: position 1.5": Case(
+        lambda c: el.nearest_to_states(c.b, np.ones((7, 5, 384)), [1.5])),
+    "embedding_lens.nearest_to_states: top_k 0": Case(
+        lambda c: el.nearest_to_states(c.b, np.ones((7, 5, 384)), [1], 0)),
+    "embedding_lens.nearest_to_states: float64 states": Case(
+        lambda c: el.nearest_to_states(c.b, np.ones((7, 5, 384)), [1, 2]), OK),
     "Encoder.fill_mask: None": Case(lambda c: c.m.fill_mask(None)),
     "Encoder.fill_mask: top_k 2.5": Case(lambda c: c.m.fill_mask(MASKED, 2.5)),
     "Encoder.fill_mask: top_k True": Case(lambda c: c.m.fill_mask(MASKED, True)),
