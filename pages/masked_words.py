@@ -4,11 +4,13 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
+from bertviz_core.lengths import cut_note
 from bertviz_core.masked import MAX_TOP_K, NO_HEAD_REASON, mask_word, word_labels, words
 from bertviz_core.models import KNOWN_HUB_MODELS
 from ui import (
     active_info,
     chart,
+    cut_warning,
     download_csv,
     encoder,
     ensure_app_navigation,
@@ -86,12 +88,8 @@ if not text.strip():
             f"“The man went to the {mask_token} to buy milk.”")
     st.stop()
 found = or_stop(lambda: masks(model_key(), text))
-dropped = model_input(model_key(), text, None).dropped
-if dropped:
-    st.warning(f"The text is longer than the model's {info.max_length} tokens: its last {dropped:,} tokens are cut "
-               "off, and the model reads only the first part."
-               + (f" {found.past_limit} of the masks lie there and are left out." if found.past_limit else ""),
-               icon="✂️")
+cut = cut_note(info.max_length, [model_input(model_key(), text, None).dropped])
+cut_warning(cut and cut + (f" {found.past_limit} of the masks lie there and are left out." if found.past_limit else ""))
 if found.miswritten:
     st.warning(f"{found.miswritten} mask{'s are' if found.miswritten > 1 else ' is'} not written {mask_token} in "
                "capitals, so the tokenizer reads them as ordinary pieces.", icon="🔤")

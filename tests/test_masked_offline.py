@@ -71,7 +71,7 @@ def test_the_bundled_model_shows_the_offline_view_from_a_link(bundled: Encoder, 
 
 @pytest.mark.parametrize(("text", "kind", "says"), [
     ("No mask here.", "error", "The text has no [MASK]. Write [MASK] where"),
-    ("[MASK] " + "word " * 600, "warning", "its last"),
+    ("[MASK] " + "word " * 600, "warning", "91 tokens were dropped from its end"),
     ("word " * 600 + "[MASK]", "error", "lies past the model's"),
 ])
 def test_no_mask_and_a_cut_text_are_said(text: str, kind: str, says: str) -> None:
