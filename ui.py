@@ -34,7 +34,8 @@ if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most
     from bertviz_core.encoder import Encoder
     from bertviz_core.encoding import Encoding, ModelInput
     from bertviz_core.masked import MaskLens, Masks
-    from bertviz_core.neighbours import Contextuality, TokenIndex
+    from bertviz_core.neighbours import Contextuality
+    from bertviz_core.token_index import TokenIndex
     from bertviz_core.pooling_grid import Cell, CellResult, SeparationScores
     from bertviz_core.task_measures import ProbePlan, ProbeScore
 
@@ -343,18 +344,28 @@ def attention_summary(key: tuple[str, str], text: str, text_pair: str | None,
     return summarize(_weights, roles)
 
 
+@st.cache_data(max_entries=4, show_spinner=False)
+def vocabulary(key: tuple[str, str]) -> pd.DataFrame:
+    """Cached ``vocab.vocabulary_table`` of the model's tokenizer: id, token, kind."""
+    from bertviz_core.vocab import vocabulary_table
+
+    return vocabulary_table(get_encoder(*key).tokenizer)
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def masks(key: tuple[str, str], text: str) -> Masks:
-    """Cached ``Encoder.masks``: where a text's masks are, or ValueError saying what to change."""
-    return get_encoder(*key).masks(text)
+    """Cached ``masked.masks``: where a text's masks are, or ValueError saying what to change."""
+    from bertviz_core.masked import masks as find
+
+    return find(get_encoder(*key), text)
 
 
 @st.cache_data(max_entries=32, show_spinner="Loading the masked-language-model head and running the model…")
 def masked_lens(key: tuple[str, str], text: str, hidden_ids: tuple[int | None, ...]) -> list[MaskLens]:
-    """Cached ``Encoder.logit_lens`` at its largest k, so a smaller k or another layer is read from it."""
-    from bertviz_core.masked import MAX_TOP_K
+    """Cached ``masked.logit_lens`` at its largest k, so a smaller k or another layer is read from it."""
+    from bertviz_core.masked import MAX_TOP_K, logit_lens
 
-    return get_encoder(*key).logit_lens(text, MAX_TOP_K, hidden_ids)
+    return logit_lens(get_encoder(*key), text, MAX_TOP_K, hidden_ids)
 
 
 def or_stop(compute: Callable[[], T], icon: str = "✋") -> T:
@@ -397,7 +408,9 @@ def token_index(key: tuple[str, str], corpus_id: str, texts: tuple[str, ...],
                 progress: Callable[[int, int], None] | None = None) -> TokenIndex:
     """``Encoder.token_index`` of a corpus (``corpus_id`` its digest), built once per (model, corpus) and
     shared read-only by every session, within the shared store's byte budget."""
-    return shared(("token index", key, corpus_id), lambda: get_encoder(*key).token_index(texts, progress))
+    from bertviz_core.token_index import token_index as build
+
+    return shared(("token index", key, corpus_id), lambda: build(get_encoder(*key), texts, progress))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

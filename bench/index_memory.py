@@ -30,6 +30,7 @@ def child(rows: int) -> None:
 
     from bertviz_core import load_encoder
     from bertviz_core.corpora import reference_corpus
+    from bertviz_core.token_index import token_index
 
     encoder = load_encoder(device="cpu")
     base = reference_corpus()
@@ -37,7 +38,7 @@ def child(rows: int) -> None:
     texts = list(base) if not rows else [f"{base[i % len(base)]} ({i})" for i in range(rows)]
     idle = memory_mb()
     start = time.perf_counter()
-    index = encoder.token_index(texts)
+    index = token_index(encoder, texts)
     seconds = time.perf_counter() - start
     after = memory_mb()
     print(json.dumps({"texts": len(texts), "tokens": len(index.tokens), "theoretical": index.theoretical_bytes / 2**20,

@@ -186,6 +186,14 @@ def instance(value: Any, kind: type, name: str, made_by: str) -> Any:
     return value
 
 
+def encoder(value: Any, name: str = "encoder") -> Any:
+    """``value`` when it is an Encoder (checked by what it offers: the core modules that take one are imported by
+    encoder.py, so they cannot import the class)."""
+    if not all(hasattr(value, member) for member in ("inputs", "encode", "info", "tokenizer")):
+        raise ValueError(f"{name} must be an Encoder, as load_encoder returns it; it is {shown(value)}.")
+    return value
+
+
 def callback(value: Any, name: str = "progress", optional: bool = True) -> Callable | None:
     """``value`` when it can be called (or is None, when ``optional``)."""
     if not callable(value) and not (optional and value is None):

@@ -16,7 +16,7 @@ import pandas as pd
 import torch
 
 from bertviz_core import checks
-from bertviz_core.masked import MAX_TOP_K
+from bertviz_core.masked import MAX_TOP_K, masks
 
 if TYPE_CHECKING:
     from bertviz_core.encoder import Encoder
@@ -48,7 +48,7 @@ def nearest_input_embeddings(enc: Encoder, text: str, top_k: int = 10) -> list[N
     hidden) with the highest cosine to the mask's hidden state (layers+1, hidden), at every layer.
     ``ValueError`` when the model has no mask the text uses, or its embeddings are narrower than its hidden
     states (ALBERT, ELECTRA: a projection lies between them, so they are in different spaces)."""
-    positions = enc.masks(text).positions
+    positions = masks(enc, text).positions
     return nearest_to_states(enc, enc.encode([text])[0].hidden_states, positions, top_k)
 
 

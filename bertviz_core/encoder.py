@@ -20,14 +20,13 @@ import pandas as pd
 import torch
 
 import bertviz_core.checks as checks
-from bertviz_core.encoding import Encoding, ModelInput, trim_offset
-from bertviz_core.masked import MAX_TOP_K, Masks, MaskLens, apply_head, check_hidden_ids, find_masks, lens
-from bertviz_core.neighbours import TokenIndex, build_index
-from bertviz_core.masked import NO_HEAD_REASON
+from bertviz_core.encoding import Encoding, ModelInput
+from bertviz_core.masked import NO_HEAD_REASON, fill_mask
 from bertviz_core.models import (ModelInfo, load_pretrained, max_length, resolve_device, resolve_source,
                                  segments_note)
 from bertviz_core.pooling import POOLINGS, BatchStates, check_strategies
-from bertviz_core.vocab import vocabulary_table
+from bertviz_core.tokenizing import SharedTokenizer, batches, padded
+from bertviz_core.tokens import token_frame
 from bertviz_core.word_vectors import SUBWORD_RULES, Occurrence, check_word, occurrences
 
 if TYPE_CHECKING:  # transformers itself is imported by models.load_pretrained, under a lock
@@ -37,8 +36,6 @@ if TYPE_CHECKING:  # transformers itself is imported by models.load_pretrained, 
 # (bench/embed_throughput.py); a GPU needs larger ones to stay busy. The GPU figures are a moderate
 # guess, not yet measured: no GPU was lent to this project so far.
 BATCH_LIMITS: dict[str, tuple[int, int]] = {"cpu": (2048, 32), "cuda": (16384, 256), "mps": (8192, 128)}
-TOKENIZE_CHUNK = 64  # texts tokenized under one hold of the tokenizer's lock (~10 ms on the CPU)
-ATTENTION_BATCH_BYTES = 256 << 20  # attention weights of one batch, (B, layers, heads, T, T) float32, at most
 
 
 @dataclass(frozen=True)
@@ -76,58 +73,11 @@ class Encoder:
         # to the model, and shown, only where the model has them and its tokenizer gives them.
         self.segments_note = segments_note(tokenizer, model.config)
         self.uses_segments = self.segments_note is None
-        self._lock = threading.Lock()
-        self._vocabulary: pd.DataFrame | None = None
+        self._tokenizing = SharedTokenizer(tokenizer, info.max_length, self.uses_segments)
         self._eager_lock = threading.Lock()
         self._eager: PreTrainedModel | None = None
-        self._vocab_tokens: list[str] | None = None
 
     # ---- input side -------------------------------------------------------------------
-    def _tokenize_many(self, texts: list[str], pairs: list[str] | None = None) -> list[ModelInput]:
-        """Tokenize with [CLS]/[SEP], truncated to ``info.max_length``, counting what was cut; in chunks of
-        ``TOKENIZE_CHUNK`` texts, the lock taken per chunk, so another session's tokenizing waits for one
-        chunk at most, never for a whole corpus."""
-        result: list[ModelInput] = []
-        for lo in range(0, len(texts), TOKENIZE_CHUNK):
-            chunk = texts[lo:lo + TOKENIZE_CHUNK]
-            result += self._tokenize_chunk(chunk, pairs[lo:lo + TOKENIZE_CHUNK] if pairs else None)
-        return result
-
-    def _tokenize_chunk(self, texts: list[str], pairs: list[str] | None) -> list[ModelInput]:
-        kwargs = dict(return_offsets_mapping=True, return_token_type_ids=True, verbose=False)
-        with self._lock:
-            full = self.tokenizer(texts, pairs, **kwargs)
-            long = [i for i, ids in enumerate(full["input_ids"]) if len(ids) > self.info.max_length]
-            cut = self.tokenizer(
-                [texts[i] for i in long], [pairs[i] for i in long] if pairs else None,
-                truncation="longest_first", max_length=self.info.max_length, **kwargs,
-            ) if long else None
-        sources = [(text, pairs[i] if pairs else "") for i, text in enumerate(texts)]
-        result = [self._tokenized(full, i, 0, sources[i]) for i in range(len(texts))]
-        for row, i in enumerate(long):
-            result[i] = self._tokenized(cut, row, len(full["input_ids"][i]) - len(cut["input_ids"][row]), sources[i])
-        return result
-
-    def _tokenized(self, batch, row: int, dropped: int, sources: tuple[str, str]) -> ModelInput:
-        """One text (or pair) of a tokenizer batch as a ``ModelInput``; ``sources`` are its two texts, which the
-        offsets are trimmed against (see ``encoding.trim_offset``)."""
-        ids = list(batch["input_ids"][row])
-        sequence_ids = batch.sequence_ids(row)
-        raw_words = batch.word_ids(row)
-        first_len = 1 + max((w for w, s in zip(raw_words, sequence_ids) if s == 0 and w is not None), default=-1)
-        word_ids = [None if w is None else w + (first_len if s == 1 else 0) for w, s in zip(raw_words, sequence_ids)]
-        return ModelInput(
-            tokens=self.tokenizer.convert_ids_to_tokens(ids),
-            ids=ids,
-            segments=list(batch["token_type_ids"][row]) if self.uses_segments else [0] * len(ids),
-            sequences=list(sequence_ids),
-            offsets=[o if s is None else trim_offset(sources[s], *o)
-                     for o, s in zip(batch["offset_mapping"][row], sequence_ids)],
-            word_ids=word_ids,
-            special=[s is None for s in sequence_ids],
-            dropped=dropped,
-        )
-
     def tokenize(self, text: str, text_pair: str | None = None, pad_to: int | None = None) -> pd.DataFrame:
         """One row per token: position, token, id, segment, sequence, attention_mask, word_index, start, end.
 
@@ -142,46 +92,17 @@ class Encoder:
         checks.text(text)
         if text_pair is not None:
             checks.text(text_pair, "The second text")
-        tok = self._tokenize_many([text], None if text_pair is None else [text_pair])[0]
-        n = len(tok.ids)
-        frame = pd.DataFrame({
-            "position": range(n),
-            "token": tok.tokens,
-            "id": tok.ids,
-            "segment": tok.segments,
-            "sequence": pd.Series(tok.sequences, dtype=object),
-            "attention_mask": 1,
-            "word_index": pd.Series(tok.word_ids, dtype=object),
-            "start": pd.Series([None if s else o[0] for o, s in zip(tok.offsets, tok.special)], dtype=object),
-            "end": pd.Series([None if s else o[1] for o, s in zip(tok.offsets, tok.special)], dtype=object),
-        })
+        item = self._tokenizing.inputs([text], None if text_pair is None else [text_pair])[0]
         if pad_to is not None:
-            pad_to = checks.whole_number(pad_to, f"pad_to (at least the text's {n} tokens)", n, self.info.max_length)
-            pad = pd.DataFrame({
-                "position": range(n, pad_to),
-                "token": self.tokenizer.pad_token,
-                "id": self.tokenizer.pad_token_id,
-                "segment": 0,
-                "sequence": pd.Series([None] * (pad_to - n), dtype=object),
-                "attention_mask": 0,
-                **{column: pd.Series([None] * (pad_to - n), dtype=object) for column in ("word_index", "start", "end")},
-            })
-            frame = pd.concat([frame, pad], ignore_index=True)
-        frame.attrs["dropped"] = tok.dropped
-        return frame
+            pad_to = checks.whole_number(pad_to, f"pad_to (at least the text's {len(item.ids)} tokens)", len(item.ids),
+                                         self.info.max_length)
+        return token_frame(item, pad_to, self.tokenizer.pad_token, self.tokenizer.pad_token_id)
 
     def lengths(self, texts: Sequence[str]) -> np.ndarray:
         """(texts, 2) ints, tokenizing only (no model run): the tokens each text gives the model, its special
         tokens included, after truncation at ``info.max_length``; and the tokens truncation drops."""
         texts = checks.texts(texts)
-        return np.array([(len(t.ids), t.dropped) for t in self._tokenize_many(texts)], dtype=np.int64).reshape(-1, 2)
-
-    def vocabulary(self) -> pd.DataFrame:
-        """The whole vocabulary: id, token, kind (see ``bertviz_core.vocab``)."""
-        with self._lock:
-            if self._vocabulary is None:
-                self._vocabulary = vocabulary_table(self.tokenizer)
-        return self._vocabulary
+        return np.array([(len(t.ids), t.dropped) for t in self._tokenizing.inputs(texts)], dtype=np.int64).reshape(-1, 2)
 
     # ---- model side -------------------------------------------------------------------
     def eager_model(self) -> PreTrainedModel:
@@ -204,27 +125,12 @@ class Encoder:
         default; with ``attentions``, the eager model's attention weights instead, in batches of at
         most ``ATTENTION_BATCH_BYTES`` of weights."""
         record(f"model run: {len(items)} texts")
-        budget, max_batch = BATCH_LIMITS[self.info.device]
         model = self.eager_model() if attentions else self.model
-        per_token_pair = 4 * self.info.num_layers * model.config.num_attention_heads  # bytes of weights
-        order = sorted(range(len(items)), key=lambda i: -len(items[i].ids))
+        pair_bytes = 4 * self.info.num_layers * model.config.num_attention_heads if attentions else None
         done = 0
-        while done < len(order):
-            width = len(items[order[done]].ids)
-            size = max(1, min(max_batch, budget // width))
-            if attentions:
-                size = max(1, min(size, ATTENTION_BATCH_BYTES // (per_token_pair * width * width)))
-            idx = order[done:done + size]
-            ids = torch.full((len(idx), width), self.tokenizer.pad_token_id or 0, dtype=torch.long)
-            segments = torch.zeros_like(ids)
-            mask = torch.zeros_like(ids)
-            special = torch.zeros_like(ids)
-            for row, i in enumerate(idx):
-                n = len(items[i].ids)
-                ids[row, :n] = torch.tensor(items[i].ids)
-                segments[row, :n] = torch.tensor(items[i].segments)
-                special[row, :n] = torch.tensor(items[i].special, dtype=torch.long)
-                mask[row, :n] = 1
+        for idx in batches(items, *BATCH_LIMITS[self.info.device], pair_bytes):
+            width = len(items[idx[0]].ids)
+            ids, segments, mask, special = padded([items[i] for i in idx], width, self.tokenizer.pad_token_id or 0)
             device = self.info.device
             extra = {"token_type_ids": segments.to(device)} if self.uses_segments else {}
             with torch.inference_mode():
@@ -239,7 +145,7 @@ class Encoder:
                 yield Batch(idx, hidden, mask.to(device), special.to(device), pooler)
             done += len(idx)
             if progress is not None:
-                progress(done, len(order))
+                progress(done, len(items))
 
     def encode(self, texts: Sequence[str], text_pairs: Sequence[str] | None = None) -> list[Encoding]:
         """Every hidden state of every token, one ``Encoding`` per text, in input order.
@@ -261,11 +167,16 @@ class Encoder:
         """``encode``'s results as (index into texts, Encoding) pairs, batch by batch as they finish (longest
         texts first), so a caller can keep what it needs of each without holding every text's states."""
         items = self.inputs(texts, text_pairs)
-        return self._encode_items(items, list(texts), checks.callback(progress))
+        return self.encode_inputs(items, list(texts), checks.callback(progress))
 
-    def _encode_items(self, items: list[ModelInput], texts: list[str],
+    def encode_inputs(self, items: list[ModelInput], texts: list[str],
                       progress: Callable[[int, int], None] | None = None) -> Iterator[tuple[int, Encoding]]:
-        """``encode_each`` of inputs already tokenized."""
+        """``encode_each`` of inputs already tokenized (``inputs``), so a caller that needs the tokens too
+        (``token_index.token_index``) tokenizes once."""
+        items, texts = checks.items(items, "items", "ModelInputs, as Encoder.inputs gives them"), checks.texts(texts)
+        if len(items) != len(texts) or not all(isinstance(item, ModelInput) for item in items):
+            raise ValueError(f"items must be Encoder.inputs(texts), one ModelInput per text; there are {len(items)} "
+                             f"items for {len(texts)} texts.")
         for batch in self._forward(items, progress):
             hidden, pooler = batch.hidden.cpu().numpy(), batch.pooler
             for row, i in enumerate(batch.indices):
@@ -275,18 +186,6 @@ class Encoder:
                     word_ids=item.word_ids, hidden_states=np.ascontiguousarray(hidden[row, :, :n]),
                     pooler=None if pooler is None else pooler[row].cpu().numpy(), dropped=item.dropped,
                 )
-
-    def token_index(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None) -> TokenIndex:
-        """Every ordinary token of ``texts`` at every layer, float16 (see ``neighbours.TokenIndex``), filled
-        batch by batch; ``progress(texts done, total)`` after each batch."""
-        texts, progress = checks.texts(texts), checks.callback(progress)
-        if not texts:
-            raise ValueError("The corpus is empty: give at least one text to index.")
-        items = self.inputs(texts)  # tokenized once, for the index's rows and the model
-        if all(all(item.special) for item in items):
-            raise ValueError("The corpus holds no words to index: every text is empty or blank.")
-        return build_index(texts, items, self._encode_items(items, texts, progress),
-                           self.info.num_layers + 1, self.info.hidden_size)
 
     def embed(
         self, texts: Sequence[str], strategies: list[str] | None = None,
@@ -300,7 +199,7 @@ class Encoder:
         """
         texts, progress = checks.texts(texts), checks.callback(progress)
         names = check_strategies(strategies, self.info.has_pooler)
-        items = self._tokenize_many(texts) if texts else []
+        items = self._tokenizing.inputs(texts) if texts else []
         hidden, layers = self.info.hidden_size, self.info.num_layers + 1
         out = {name: np.zeros((len(texts), layers if POOLINGS[name].per_layer else 1, hidden), dtype=np.float32)
                for name in names}
@@ -330,18 +229,12 @@ class Encoder:
         pairs = None if text_pairs is None else checks.texts(text_pairs, "text_pairs")
         if pairs is not None and len(pairs) != len(texts):
             raise ValueError(f"text_pairs has {len(pairs)} items for {len(texts)} texts; give one pair per text.")
-        return self._tokenize_many(texts, pairs) if texts else []
+        return self._tokenizing.inputs(texts, pairs) if texts else []
 
     @property
     def mask_token(self) -> str:
         """The token the model was trained to fill in, e.g. "[MASK]"."""
         return self.tokenizer.mask_token
-
-    def masks(self, text: str) -> Masks:
-        """Where ``text``'s masks are (no model run); ``ValueError`` saying what to change when there is none
-        the model can see, or too many."""
-        checks.text(text)
-        return find_masks(self.inputs([text])[0], text, self.mask_token, self.info.max_length)
 
     def mlm_head(self) -> torch.nn.Module:
         """The masked-language-model head, hidden states (..., hidden) -> logits (..., vocab); ``ValueError``
@@ -351,31 +244,10 @@ class Encoder:
             raise ValueError(NO_HEAD_REASON.format(name=self.info.name))
         return self._head
 
-    def _token_names(self, count: int) -> list[str]:
-        """Vocabulary entries by id for ``count`` ids (a model's output may be wider than its tokenizer)."""
-        with self._lock:
-            if self._vocab_tokens is None or len(self._vocab_tokens) != count:
-                known = self.tokenizer.convert_ids_to_tokens(list(range(min(count, len(self.tokenizer)))))
-                self._vocab_tokens = known + [f"[id {i}]" for i in range(len(known), count)]
-        return self._vocab_tokens
-
-    def logit_lens(self, text: str, top_k: int = 10, hidden_ids: Sequence[int | None] = ()) -> list[MaskLens]:
-        """For each mask of ``text``, in order: the MLM head (transform with its LayerNorm, then decoder)
-        applied to the mask's hidden state after every layer, 0 = the embeddings; the last layer is what
-        ``fill_mask`` returns. ``hidden_ids[i]``, when given, is the token mask i hid, followed by rank."""
-        top_k = checks.whole_number(top_k, "top_k", 1, MAX_TOP_K)
-        positions = self.masks(text).positions
-        head = self.mlm_head()
-        hidden = check_hidden_ids(hidden_ids, len(positions), len(self.tokenizer))
-        states = self.encode([text])[0].hidden_states[:, positions]  # (layers+1, masks, hidden)
-        logits = apply_head(head, torch.from_numpy(states).to(self.info.device)).transpose(0, 1)  # (masks, L+1, V)
-        names = self._token_names(logits.shape[-1])
-        return [lens(logits[i], position, top_k, hidden[i], names) for i, position in enumerate(positions)]
-
     def fill_mask(self, text: str, top_k: int = 10) -> list[pd.DataFrame]:
         """For each mask of ``text``, in order, the ``top_k`` guesses of the MLM head, best first: token, id,
         probability (softmax over the vocabulary), as transformers' ``pipeline("fill-mask")`` gives them."""
-        return [mask.predictions(top_k) for mask in self.logit_lens(text, top_k)]
+        return fill_mask(self, text, top_k)
 
     def word_vectors(self, texts: Sequence[str], word: str, subword: str = "mean") -> list[Occurrence]:
         """Every whole-word, case-insensitive occurrence of ``word`` in ``texts``, in order.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,26 @@ import torch
 
 import bertviz_core.checks as checks
 from bertviz_core.encoding import ModelInput
+from bertviz_core.vocab import token_names
+
+if TYPE_CHECKING:
+    from bertviz_core.encoding import Encoding
+    from bertviz_core.models import ModelInfo
+
+
+class MaskedModel(Protocol):
+    """What the functions below use of an ``Encoder`` (encoder.py imports this module for ``Encoder.fill_mask``,
+    so this module names the members it needs instead of importing the class)."""
+
+    tokenizer: Any
+    info: ModelInfo
+    mask_token: str
+
+    def inputs(self, texts: Sequence[str]) -> list[ModelInput]: ...
+
+    def encode(self, texts: Sequence[str]) -> list[Encoding]: ...
+
+    def mlm_head(self) -> torch.nn.Module: ...
 
 MAX_MASKS = 10  # each mask is guessed without the others, so more leave too little context to read
 MAX_TOP_K = 50  # the lens keeps this many guesses per layer; a view shows any k up to it
@@ -62,7 +83,7 @@ def find_masks(item: ModelInput, text: str, mask_token: str, max_length: int) ->
 
 
 def check_hidden_ids(hidden_ids: Sequence[int | None] | None, masks: int, vocabulary: int) -> list[int | None]:
-    """The token each of ``masks`` masks hid, as ``Encoder.logit_lens`` follows them: ``hidden_ids`` (None or
+    """The token each of ``masks`` masks hid, as ``logit_lens`` follows them: ``hidden_ids`` (None or
     fewer than ``masks``: unknown for the rest) padded with None to one per mask; ``ValueError`` for more ids than
     masks, or an id that is no vocabulary entry (a whole number from 0 to ``vocabulary`` - 1)."""
     ids = [] if hidden_ids is None else checks.items(hidden_ids, "hidden_ids", "vocabulary ids (or None), one per mask")
@@ -192,3 +213,31 @@ def lens(logits: torch.Tensor, position: int, top_k: int, hidden_id: int | None,
         top_probs=top.values.cpu().numpy(), tracked_ids=tracked, tracked_tokens=tuple(tokens[i] for i in tracked),
         ranks=ranks.cpu().numpy(), probs=probs[:, list(tracked)].T.cpu().numpy(),
     )
+
+
+def masks(encoder: MaskedModel, text: str) -> Masks:
+    """Where ``text``'s masks are as ``encoder`` tokenizes it (no model run); ``ValueError`` saying what to
+    change when there is none the model can see, or too many."""
+    checks.encoder(encoder)
+    checks.text(text)
+    return find_masks(encoder.inputs([text])[0], text, encoder.mask_token, encoder.info.max_length)
+
+
+def logit_lens(encoder: MaskedModel, text: str, top_k: int = 10, hidden_ids: Sequence[int | None] = ()) -> list[MaskLens]:
+    """For each mask of ``text``, in order: the MLM head (transform with its LayerNorm, then decoder)
+    applied to the mask's hidden state after every layer, 0 = the embeddings; the last layer is what
+    ``fill_mask`` returns. ``hidden_ids[i]``, when given, is the token mask i hid, followed by rank."""
+    top_k = checks.whole_number(top_k, "top_k", 1, MAX_TOP_K)
+    positions = masks(encoder, text).positions
+    head = encoder.mlm_head()
+    hidden = check_hidden_ids(hidden_ids, len(positions), len(encoder.tokenizer))
+    states = encoder.encode([text])[0].hidden_states[:, positions]  # (layers+1, masks, hidden)
+    logits = apply_head(head, torch.from_numpy(states).to(encoder.info.device)).transpose(0, 1)  # (masks, L+1, V)
+    names = token_names(encoder.tokenizer, logits.shape[-1])
+    return [lens(logits[i], position, top_k, hidden[i], names) for i, position in enumerate(positions)]
+
+
+def fill_mask(encoder: MaskedModel, text: str, top_k: int = 10) -> list[pd.DataFrame]:
+    """For each mask of ``text``, in order, the ``top_k`` guesses of the MLM head, best first: token, id,
+    probability (softmax over the vocabulary), as transformers' ``pipeline("fill-mask")`` gives them."""
+    return [mask.predictions(top_k) for mask in logit_lens(encoder, text, top_k)]

@@ -1,14 +1,11 @@
-"""Similar contexts: every token of a corpus at every layer, searched by similarity, and how contextual
+"""Similar contexts: a corpus' token index (``token_index``) searched by similarity, and how contextual
 each layer is (Ethayarajh 2019, "How Contextual are Contextualized Word Representations?").
 
-The index keeps the corpus' ordinary tokens ([CLS], [SEP] and padding left out: they are not words of any
-sentence) in float16. Float16 halves the memory of float32, which decides whether a 5,000-row upload fits
-the server's cache; its 11-bit mantissa moves a cosine by under 1e-3, far below the gaps that order
-neighbours. Every score is computed in float32 from the stored values.
+Every score is computed in float32 from the index's float16 values.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,71 +13,13 @@ import pandas as pd
 from scipy import sparse
 
 import bertviz_core.checks as checks
-from bertviz_core.encoding import Encoding, ModelInput
 from bertviz_core.pooling import vectors_at
 from bertviz_core.similarity import METRICS
-from bertviz_core.word_vectors import snippet, word_owners, word_span
+from bertviz_core.token_index import TokenIndex, check_index
+from bertviz_core.word_vectors import snippet
 
-INDEX_DTYPE = np.float16
 MIN_CONTEXTS = 5  # a word counts in the corpus' self-similarity when it occurs in this many sentences, as in the paper
 BASELINE_PAIRS = 2000  # random token pairs behind the anisotropy baseline
-
-
-@dataclass(frozen=True)
-class TokenIndex:
-    """Every ordinary token of ``texts`` at every layer.
-
-    ``vectors``: float16 (layers+1, tokens, hidden), layer 0 = the embeddings. ``tokens``: one row per token,
-    in corpus order: sentence (index into texts), position (in the model's input, [CLS] = 0), token, word
-    (the whole word as written), key (the word lowercased), start, end (the token's characters) and
-    word_start, word_end (its word's).
-    """
-
-    vectors: np.ndarray
-    tokens: pd.DataFrame
-    texts: tuple[str, ...]
-
-    @property
-    def theoretical_bytes(self) -> int:
-        """tokens × (layers+1) × hidden × bytes per value: what the vectors take."""
-        layers, count, hidden = self.vectors.shape
-        return count * layers * hidden * self.vectors.itemsize
-
-
-def index_rows(inputs: Iterable[ModelInput], texts: Iterable[str]) -> pd.DataFrame:
-    """The ``tokens`` frame of a ``TokenIndex`` for tokenized texts (see there). A token's word is found by its
-    characters (``word_vectors.word_span``), not by the tokenizer's word ids, which differ by architecture
-    (SentencePiece keeps "bank!" as one word), so a word is the same on every model."""
-    rows = []
-    for sentence, (item, text) in enumerate(zip(inputs, texts)):
-        owners = word_owners(text)
-        for position, (token, (start, end), special) in enumerate(zip(item.tokens, item.offsets, item.special)):
-            if not special:
-                word_start, word_end = word_span(owners, start, end)
-                rows.append((sentence, position, token, text[word_start:word_end], start, end, word_start, word_end))
-    frame = pd.DataFrame(rows, columns=["sentence", "position", "token", "word", "start", "end", "word_start",
-                                        "word_end"])
-    frame.insert(4, "key", frame["word"].str.lower())
-    return frame
-
-
-def build_index(texts: Iterable[str], inputs: list[ModelInput], encodings: Iterable[tuple[int, Encoding]],
-                layers: int, hidden: int) -> TokenIndex:
-    """A ``TokenIndex`` filled from ``encodings`` ((text index, Encoding) pairs in any order, e.g. as
-    ``Encoder.encode_each`` yields them) of the tokenized ``inputs``; only one text's float32 states are
-    held at a time besides the index itself."""
-    texts = tuple(texts)
-    kept = [[i for i, special in enumerate(item.special) if not special] for item in inputs]
-    first = np.cumsum([0] + [len(positions) for positions in kept])
-    vectors = np.empty((layers, int(first[-1]), hidden), dtype=INDEX_DTYPE)
-    for index, encoding in encodings:
-        vectors[:, first[index]:first[index + 1]] = encoding.hidden_states[:, kept[index]]
-    return TokenIndex(vectors, index_rows(inputs, texts), texts)
-
-
-def check_index(index: TokenIndex) -> TokenIndex:
-    """``index`` when it is a ``TokenIndex`` (``Encoder.token_index`` makes one)."""
-    return checks.instance(index, TokenIndex, "index", "Encoder.token_index")
 
 
 def _top(scores: np.ndarray, k: int, similar_high: bool, allowed: np.ndarray | None = None) -> np.ndarray:

@@ -12,8 +12,41 @@ from typing import Any
 import pandas as pd
 
 import bertviz_core.checks as checks
+from bertviz_core.encoding import ModelInput
 
 _PALETTE = ("#dbeafe", "#fde68a", "#bbf7d0", "#fbcfe8", "#e9d5ff", "#fed7aa")
+
+
+def token_frame(item: ModelInput, pad_to: int | None = None, pad_token: str | None = None,
+                pad_id: int | None = None) -> pd.DataFrame:
+    """``Encoder.tokenize``'s frame of one tokenized text (see there), with [PAD] rows (``pad_token``, ``pad_id``,
+    attention_mask 0) up to ``pad_to`` tokens when it is given (checked by the caller against the text's length
+    and the model's); ``attrs["dropped"]`` is what truncation cut."""
+    n = len(item.ids)
+    frame = pd.DataFrame({
+        "position": range(n),
+        "token": item.tokens,
+        "id": item.ids,
+        "segment": item.segments,
+        "sequence": pd.Series(item.sequences, dtype=object),
+        "attention_mask": 1,
+        "word_index": pd.Series(item.word_ids, dtype=object),
+        "start": pd.Series([None if s else o[0] for o, s in zip(item.offsets, item.special)], dtype=object),
+        "end": pd.Series([None if s else o[1] for o, s in zip(item.offsets, item.special)], dtype=object),
+    })
+    if pad_to is not None and pad_to > n:
+        pad = pd.DataFrame({
+            "position": range(n, pad_to),
+            "token": pad_token,
+            "id": pad_id,
+            "segment": 0,
+            "sequence": pd.Series([None] * (pad_to - n), dtype=object),
+            "attention_mask": 0,
+            **{column: pd.Series([None] * (pad_to - n), dtype=object) for column in ("word_index", "start", "end")},
+        })
+        frame = pd.concat([frame, pad], ignore_index=True)
+    frame.attrs["dropped"] = item.dropped
+    return frame
 
 
 def _check(tokens: pd.DataFrame, text: str, text_pair: str | None = None) -> None:

@@ -51,9 +51,17 @@ def vocabulary_table(tokenizer: PreTrainedTokenizerBase) -> pd.DataFrame:
     })
 
 
+def token_names(tokenizer: PreTrainedTokenizerBase, count: int) -> list[str]:
+    """Vocabulary entries by id for ``count`` ids; a model's output may be wider than its tokenizer, and the
+    ids past it are named "[id N]"."""
+    count = checks.whole_number(count, "count", 0)
+    known = tokenizer.convert_ids_to_tokens(list(range(min(count, len(tokenizer)))))
+    return known + [f"[id {i}]" for i in range(len(known), count)]
+
+
 def kind_counts(vocab: pd.DataFrame) -> pd.Series:
     """How many entries of each kind, in ``KINDS`` order."""
-    return checks.frame(vocab, "vocab (Encoder.vocabulary())", ("kind",))["kind"].value_counts().reindex(list(KINDS), fill_value=0)
+    return checks.frame(vocab, "vocab (vocabulary_table's frame)", ("kind",))["kind"].value_counts().reindex(list(KINDS), fill_value=0)
 
 
 def search_vocabulary(vocab: pd.DataFrame, pattern: str, regex: bool = False) -> pd.DataFrame:
@@ -61,7 +69,7 @@ def search_vocabulary(vocab: pd.DataFrame, pattern: str, regex: bool = False) ->
 
     ``ValueError`` for a pattern longer than ``MAX_PATTERN`` characters or one RE2 cannot compile.
     """
-    checks.frame(vocab, "vocab (Encoder.vocabulary())", ("token",))
+    checks.frame(vocab, "vocab (vocabulary_table's frame)", ("token",))
     pattern = checks.text(pattern, "The search")
     if len(pattern) > MAX_PATTERN:
         raise ValueError(f"The search is {len(pattern):,} characters long; the limit is {MAX_PATTERN}.")

@@ -9,7 +9,6 @@ from bertviz_core.lengths import cut_note
 from bertviz_core.neighbours import (
     MIN_CONTEXTS,
     in_context,
-    index_rows,
     nearest_sentences,
     nearest_tokens,
     own_sentences,
@@ -17,6 +16,7 @@ from bertviz_core.neighbours import (
 )
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.similarity import METRICS
+from bertviz_core.token_index import index_rows
 from ui import (
     chart,
     corpus_contextuality,

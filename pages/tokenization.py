@@ -19,6 +19,7 @@ from ui import (
     table,
     teaching_panel,
     tokenize_text,
+    vocabulary,
 )
 
 ensure_app_navigation()
@@ -102,7 +103,7 @@ with tab_tokens:
 
 with tab_vocab:
     if tab_vocab.open:
-        vocab = loaded.vocabulary()
+        vocab = vocabulary(model_key())
         counts = kind_counts(vocab)
         st.caption(f"{len(vocab):,} entries. Whole words, ## pieces that continue a word, single characters, "
                    "[unused] slots kept free for fine-tuning, and the special tokens.")

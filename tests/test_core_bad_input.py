@@ -50,6 +50,7 @@ from bertviz_core import similarity as sim
 from bertviz_core import stats as st
 from bertviz_core import store as sto
 from bertviz_core import task_measures as tm
+from bertviz_core import token_index as ti
 from bertviz_core import tokens as tk
 from bertviz_core import uncertainty as unc
 from bertviz_core import vocab as vc
@@ -107,11 +108,11 @@ CASES: dict[str, Case] = {
     "Encoder.encode: no texts": Case(lambda c: c.b.encode([]), OK),
     "Encoder.encode_each: None": Case(lambda c: list(c.b.encode_each(None))),
     "Encoder.encode_each: progress not callable": Case(lambda c: list(c.b.encode_each(["a"], progress=5))),
-    "Encoder.token_index: None": Case(lambda c: c.t.token_index(None)),
-    "Encoder.token_index: a string": Case(lambda c: c.t.token_index("a text")),
-    "Encoder.token_index: no texts": Case(lambda c: c.t.token_index([])),
-    "Encoder.token_index: only blank texts": Case(lambda c: c.t.token_index(["", "  "])),
-    "Encoder.token_index: progress not callable": Case(lambda c: c.t.token_index(["a"], progress="x")),
+    "token_index.token_index: None": Case(lambda c: ti.token_index(c.t, None)),
+    "token_index.token_index: a string": Case(lambda c: ti.token_index(c.t, "a text")),
+    "token_index.token_index: no texts": Case(lambda c: ti.token_index(c.t, [])),
+    "token_index.token_index: only blank texts": Case(lambda c: ti.token_index(c.t, ["", "  "])),
+    "token_index.token_index: progress not callable": Case(lambda c: ti.token_index(c.t, ["a"], progress="x")),
     "Encoder.embed: None": Case(lambda c: c.b.embed(None)),
     "Encoder.embed: a string": Case(lambda c: c.b.embed("a text")),
     "Encoder.embed: strategies a string": Case(lambda c: c.b.embed(["a"], "mean")),
@@ -128,29 +129,36 @@ CASES: dict[str, Case] = {
     "Encoder.attentions: no texts": Case(lambda c: c.t.attentions([]), OK),
     "Encoder.inputs: None": Case(lambda c: c.b.inputs(None)),
     "Encoder.inputs: [5]": Case(lambda c: c.b.inputs([5])),
-    "Encoder.masks: None": Case(lambda c: c.b.masks(None)),
-    "Encoder.masks: a number": Case(lambda c: c.b.masks(5)),
-    "Encoder.masks: a list": Case(lambda c: c.b.masks([MASKED])),
-    "Encoder.masks: no mask": Case(lambda c: c.b.masks("No mask here.")),
-    "Encoder.logit_lens: None": Case(lambda c: c.m.logit_lens(None)),
-    "Encoder.logit_lens: top_k None": Case(lambda c: c.m.logit_lens(MASKED, None)),
-    "Encoder.logit_lens: top_k 2.5": Case(lambda c: c.m.logit_lens(MASKED, 2.5)),
-    "Encoder.logit_lens: top_k True": Case(lambda c: c.m.logit_lens(MASKED, True)),
-    "Encoder.logit_lens: top_k 0": Case(lambda c: c.m.logit_lens(MASKED, 0)),
-    "Encoder.logit_lens: top_k NaN": Case(lambda c: c.m.logit_lens(MASKED, NaN)),
-    "Encoder.logit_lens: hidden id 10**9": Case(lambda c: c.m.logit_lens(MASKED, 5, [10**9])),
-    "Encoder.logit_lens: hidden id NaN": Case(lambda c: c.m.logit_lens(MASKED, 5, [NaN])),
-    "Encoder.logit_lens: hidden id -5": Case(lambda c: c.m.logit_lens(MASKED, 5, [-5])),
-    "Encoder.logit_lens: hidden id 2.5": Case(lambda c: c.m.logit_lens(MASKED, 5, [2.5])),
-    "Encoder.logit_lens: hidden id True": Case(lambda c: c.m.logit_lens(MASKED, 5, [True])),
-    "Encoder.logit_lens: more hidden ids than masks": Case(lambda c: c.m.logit_lens(MASKED, 5, [2000, 2001])),
-    "Encoder.logit_lens: hidden ids a string": Case(lambda c: c.m.logit_lens(MASKED, 5, "2000")),
-    "Encoder.logit_lens: hidden ids None": Case(lambda c: c.m.logit_lens(MASKED, 5, None), OK),
-    "Encoder.logit_lens: hidden id unknown (None)": Case(lambda c: c.m.logit_lens(MASKED, 5, [None]), OK),
+    "masked.fill_mask: encoder None": Case(lambda c: mk.fill_mask(None, MASKED)),
+    "masked.fill_mask: top_k 0": Case(lambda c: mk.fill_mask(c.m, MASKED, 0)),
+    "masked.masks: encoder a string": Case(lambda c: mk.masks("bert", MASKED)),
+    "token_index.token_index: encoder None": Case(lambda c: ti.token_index(None, ["a"])),
+    "vocab.token_names: count -1": Case(lambda c: vc.token_names(c.b.tokenizer, -1)),
+    "vocab.token_names: count None": Case(lambda c: vc.token_names(c.b.tokenizer, None)),
+    "vocab.token_names: past the vocabulary": Case(lambda c: vc.token_names(c.b.tokenizer, 30600), OK),
+    "masked.masks: None": Case(lambda c: mk.masks(c.b, None)),
+    "masked.masks: a number": Case(lambda c: mk.masks(c.b, 5)),
+    "masked.masks: a list": Case(lambda c: mk.masks(c.b, [MASKED])),
+    "masked.masks: no mask": Case(lambda c: mk.masks(c.b, "No mask here.")),
+    "masked.logit_lens: None": Case(lambda c: mk.logit_lens(c.m, None)),
+    "masked.logit_lens: top_k None": Case(lambda c: mk.logit_lens(c.m, MASKED, None)),
+    "masked.logit_lens: top_k 2.5": Case(lambda c: mk.logit_lens(c.m, MASKED, 2.5)),
+    "masked.logit_lens: top_k True": Case(lambda c: mk.logit_lens(c.m, MASKED, True)),
+    "masked.logit_lens: top_k 0": Case(lambda c: mk.logit_lens(c.m, MASKED, 0)),
+    "masked.logit_lens: top_k NaN": Case(lambda c: mk.logit_lens(c.m, MASKED, NaN)),
+    "masked.logit_lens: hidden id 10**9": Case(lambda c: mk.logit_lens(c.m, MASKED, 5, [10**9])),
+    "masked.logit_lens: hidden id NaN": Case(lambda c: mk.logit_lens(c.m, MASKED, 5, [NaN])),
+    "masked.logit_lens: hidden id -5": Case(lambda c: mk.logit_lens(c.m, MASKED, 5, [-5])),
+    "masked.logit_lens: hidden id 2.5": Case(lambda c: mk.logit_lens(c.m, MASKED, 5, [2.5])),
+    "masked.logit_lens: hidden id True": Case(lambda c: mk.logit_lens(c.m, MASKED, 5, [True])),
+    "masked.logit_lens: more hidden ids than masks": Case(lambda c: mk.logit_lens(c.m, MASKED, 5, [2000, 2001])),
+    "masked.logit_lens: hidden ids a string": Case(lambda c: mk.logit_lens(c.m, MASKED, 5, "2000")),
+    "masked.logit_lens: hidden ids None": Case(lambda c: mk.logit_lens(c.m, MASKED, 5, None), OK),
+    "masked.logit_lens: hidden id unknown (None)": Case(lambda c: mk.logit_lens(c.m, MASKED, 5, [None]), OK),
     "masked.check_hidden_ids: more ids than masks": Case(lambda c: mk.check_hidden_ids([1, 2], 1, 100)),
     "masked.check_hidden_ids: id past the vocabulary": Case(lambda c: mk.check_hidden_ids([100], 1, 100)),
     "masked.check_hidden_ids: fewer ids than masks": Case(lambda c: mk.check_hidden_ids([5], 2, 100), OK),
-    "Encoder.logit_lens: a model without a head": Case(lambda c: c.b.logit_lens(MASKED)),
+    "masked.logit_lens: a model without a head": Case(lambda c: mk.logit_lens(c.b, MASKED)),
     "embedding_lens.nearest_input_embeddings: text None": Case(lambda c: el.nearest_input_embeddings(c.b, None)),
     "embedding_lens.nearest_input_embeddings: no mask": Case(lambda c: el.nearest_input_embeddings(c.b, "No mask.")),
     "embedding_lens.nearest_input_embeddings: top_k 2.5": Case(lambda c: el.nearest_input_embeddings(c.b, MASKED, 2.5)),
@@ -195,6 +203,8 @@ CASES: dict[str, Case] = {
     "models.resolve_device: None": Case(lambda c: mdl.resolve_device(None)),
     "models.resolve_device: a list": Case(lambda c: mdl.resolve_device(["cpu"])),
     # the shared checks themselves
+    "checks.encoder: a dict": Case(lambda c: ck.encoder({"info": 1})),
+    "Encoder.encode_inputs: items None": Case(lambda c: list(c.b.encode_inputs(None, ["a"]))),
     "checks.whole_number: 1.5": Case(lambda c: ck.whole_number(1.5, "layer", 0, 6)),
     "checks.whole_number: no allowed value": Case(lambda c: ck.whole_number(0, "token", 0, -1)),
     "checks.real_number: NaN": Case(lambda c: ck.real_number(NaN, "margin", 0)),
@@ -287,7 +297,7 @@ CASES: dict[str, Case] = {
     "comparison.pair_versus_alone: one text alone": Case(lambda c: cmp.pair_versus_alone(c.pair, c.alone[:1])),
     "comparison.pair_versus_alone: None": Case(lambda c: cmp.pair_versus_alone(None, c.alone)),
     # neighbours
-    "neighbours.check_index: a frame": Case(lambda c: nb.check_index(c.index.tokens)),
+    "token_index.check_index: a frame": Case(lambda c: ti.check_index(c.index.tokens)),
     "neighbours.own_sentences: None sentence": Case(lambda c: nb.own_sentences(CORPUS, None)),
     "neighbours.own_sentences: None texts": Case(lambda c: nb.own_sentences(None, "a")),
     "neighbours.own_sentences: a string as texts": Case(lambda c: nb.own_sentences("a text", "a")),
@@ -628,6 +638,9 @@ CASES: dict[str, Case] = {
 
 # Public functions without a case, and why none is needed.
 EXEMPT: dict[str, str] = {
+    **{f"tokenizing.{name}": "batches the ModelInputs the Encoder made itself (Encoder.inputs checks the texts)"
+       for name in ("batches", "padded")},
+    "tokens.token_frame": "lays out the ModelInput Encoder.tokenize made, after checking the text and pad_to",
     **{f"store.{name}": "takes no argument: it reads the server's settings or hands freed memory back"
        for name in ("cache_budget", "spill_budget", "spill_folder", "release_free_memory")},
     **{f"figures.{name}": "draws the (checked) output of the functions above; it computes no number"
@@ -636,19 +649,18 @@ EXEMPT: dict[str, str] = {
                     "score_grid_figure", "pair_curves_figure", "pca_grid_figure", "unit_square", "pca_grid_spec",
                     "ranking_figure", "guess_grid_figure", "rank_curves_figure", "layer_share_figure",
                     "measures_figure")},
-    **{f"masked.{name}": "takes the ModelInput, Word or logits the Encoder made for the same text (Encoder.masks "
-                         "and Encoder.logit_lens check what the user gives)"
+    **{f"masked.{name}": "takes the ModelInput, Word or logits the Encoder made for the same text (masked.masks "
+                         "and masked.logit_lens check what the user gives)"
        for name in ("find_masks", "words", "word_labels", "mask_word", "apply_head", "lens")},
     **{f"models.{name}": "loading plumbing behind load_encoder and describe, given what resolve_source resolved"
        for name in ("bundled_model_dir", "read_config", "available_devices", "load_pretrained", "mlm_head",
                     "segments_note", "hub_reachable", "max_length", "config_value", "checkpoint_keys")},
-    "Encoder.vocabulary": "takes no argument",
     "Encoder.eager_model": "takes no argument",
     "Encoder.mlm_head": "takes no argument (the 'without a head' error is a logit_lens case)",
     "encoder.record": "writes a log line for tests and benchmarks; no user input",
     "encoding.trim_offset": "trims the offsets the tokenizer gave, inside the Encoder",
-    "neighbours.index_rows": "builds Encoder.token_index's rows from its own tokenizer output",
-    "neighbours.build_index": "fills Encoder.token_index from its own encodings",
+    "token_index.index_rows": "builds token_index's rows from its own tokenizer output",
+    "token_index.build_index": "fills token_index's index from its own encodings",
     "pooling.supported_strategies": "reads ModelInfo.has_pooler",
     "pooling_grid.cell_title": "formats a Cell and the CellResult score_cell made",
     "pooling_grid.scores_over": "lays out the cells grid_cells made (checked there)",
@@ -660,7 +672,7 @@ EXEMPT: dict[str, str] = {
        "correlation_grid, silhouette_grid, sense_verdict, all with cases)"
        for name in ("bootstrap", "folds", "interval", "cell_name", "judge", "mean_replicates", "spearman_replicates",
                     "pair_replicates")},
-    "vocab.vocabulary_table": "reads a loaded tokenizer (Encoder.vocabulary)",
+    "vocab.vocabulary_table": "reads a loaded tokenizer (an Encoder's .tokenizer)",
     "tokens.token_scheme": "reads a loaded tokenizer (Encoder.tokenizer)",
     "word_vectors.word_span": "looks up offsets the tokenizer gave in word_owners' table",
     "word_vectors.one_piece_everywhere": "reads the Occurrences occurrences made",
@@ -683,7 +695,7 @@ def c(bundled: Encoder, tiny: Encoder, tiny_no_pooler: Encoder,
     roles = att.token_roles(short.tokens, "[CLS]", "[SEP]")
     long_roles = att.token_roles(long.tokens, "[CLS]", "[SEP]")
     one_weights = np.ones((2, 2, 1, 1), dtype=np.float32)
-    index = bundled.token_index(CORPUS)
+    index = ti.token_index(bundled, CORPUS)
     query_layers = bundled.encode(["the bank"])[0].hidden_states[:, 2]  # (layers+1, hidden)
     pooled, pooled_query = bundled.embed(CORPUS), bundled.embed(["the bank"])
     nan_pooled_query = {name: np.where(np.arange(v.shape[-1]) == 3, np.nan, v) for name, v in pooled_query.items()}
@@ -703,8 +715,8 @@ def c(bundled: Encoder, tiny: Encoder, tiny_no_pooler: Encoder,
         rolled=att.rollout(weights), long_rolled=att.rollout(long_weights),
         statistics=att.head_statistics(weights, roles),
         one_weights=one_weights, one_roles=att.token_roles(["x"], "[CLS]", "[SEP]"),
-        index=index, one_token_index=bundled.token_index(["bank", "river"]),
-        one_sentence_index=bundled.token_index(["The bank vault."]),
+        index=index, one_token_index=ti.token_index(bundled, ["bank", "river"]),
+        one_sentence_index=ti.token_index(bundled, ["The bank vault."]),
         query=query_layers[1], nan_query=np.where(np.arange(len(query_layers[1])) == 3, np.nan, query_layers[1]),
         query_layers=query_layers, found=nb.nearest_tokens(index, query_layers[1], 1, 3),
         context=nb.contextuality(index),
@@ -715,7 +727,7 @@ def c(bundled: Encoder, tiny: Encoder, tiny_no_pooler: Encoder,
         strategies={"layer 1": lambda v: v[..., 1, :], "layer 2": lambda v: v[..., 2, :]},
         scores=pd.DataFrame([[0.5, 0.7], [0.6, 0.2]], index=["mean", "max"], columns=["layer 1", "layer 2"]),
         pairs=pd.DataFrame({"sentence1": list("abcdef"), "sentence2": list("ghijkl"), "score": range(6)}),
-        tokens=bundled.tokenize(text), vocabulary=bundled.vocabulary(),
+        tokens=bundled.tokenize(text), vocabulary=vc.vocabulary_table(bundled.tokenizer),
         encodings=bundled.encode(CORPUS),
     )
 

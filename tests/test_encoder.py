@@ -18,6 +18,7 @@ from bertviz_core.corpora import TUTORIAL
 from bertviz_core.encoder import BATCH_LIMITS
 from bertviz_core.models import DEVICES, bundled_model_dir
 from bertviz_core.vocab import kind_counts, search_vocabulary
+from bertviz_core.vocab import vocabulary_table
 
 ODD_TEXTS = [
     "", "   \n\t ", "I 💙 BERT 🤖!", "自然语言处理很有趣", "مرحبا بالعالم", "zero\u200bwidth\u200djoin",
@@ -209,7 +210,7 @@ def test_eight_threads_share_one_encoder(bundled: Encoder) -> None:
 
 
 def test_vocabulary_kinds_and_search(bundled: Encoder) -> None:
-    vocab = bundled.vocabulary()
+    vocab = vocabulary_table(bundled.tokenizer)
     assert len(vocab) == 30522 and vocab["id"].tolist() == list(range(30522))
     counts = kind_counts(vocab)
     assert counts.sum() == 30522 and counts["special"] == 5 and counts["[unused]"] == 994

@@ -13,6 +13,8 @@ from transformers import AutoConfig, AutoModelForMaskedLM, AutoTokenizer, Debert
 
 from bertviz_core import Encoder, describe, load_encoder, recipes
 from bertviz_core.masked import MAX_MASKS, mask_word, word_labels, words
+from bertviz_core.masked import masks
+from bertviz_core.masked import logit_lens
 
 PAGE = "pages/masked_words.py"
 TEXTS = ["The man went to the [MASK] to buy milk.", "[MASK] is the capital of [MASK].",
@@ -61,7 +63,7 @@ def test_the_lens_equals_the_head_applied_by_hand_and_its_last_layer_is_fill_mas
                                                                                     mlm_dir: Path) -> None:
     for text in TEXTS:
         probs, logits = plain_lens(mlm_dir, text)
-        lenses = mlm.logit_lens(text, 10)
+        lenses = logit_lens(mlm, text, 10)
         for m, (lens, fill) in enumerate(zip(lenses, mlm.fill_mask(text, 10))):
             assert lens.top_ids.shape == (13, 10)
             order = np.argsort(-probs[m], axis=-1, kind="stable")[:, :10]
@@ -79,7 +81,7 @@ def test_the_lens_equals_the_head_applied_by_hand_and_its_last_layer_is_fill_mas
 def test_the_hidden_word_is_followed_by_rank(mlm: Encoder, mlm_dir: Path) -> None:
     text = "The man went to the [MASK] to buy milk."
     store = AutoTokenizer.from_pretrained(mlm_dir).convert_tokens_to_ids("store")
-    (lens,) = mlm.logit_lens(text, 5, [store])
+    (lens,) = logit_lens(mlm, text, 5, [store])
     _, logits = plain_lens(mlm_dir, text)
     assert lens.tracked_tokens[1] == "store"
     assert (lens.ranks[1] == (logits[0] > logits[0][:, [store]]).sum(-1) + 1).all()
@@ -113,11 +115,11 @@ def test_loading_the_head_changes_no_other_number(mlm: Encoder) -> None:
 ])
 def test_bad_masks_are_explained(mlm: Encoder, text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        mlm.logit_lens(text)
+        logit_lens(mlm, text)
 
 
 def test_masks_cut_off_or_miswritten_are_counted(mlm: Encoder) -> None:
-    found = mlm.masks("[MASK] and [mask] " + "word " * 200 + "[MASK]")
+    found = masks(mlm, "[MASK] and [mask] " + "word " * 200 + "[MASK]")
     assert found.positions == [1] and found.past_limit == 1 and found.miswritten == 1
 
 
@@ -129,7 +131,7 @@ def test_masking_a_word_of_several_pieces_keeps_every_position(mlm: Encoder) -> 
     assert chosen.pieces == 4 and masked.pieces == ["em", "##bed", "##ding", "##s"]
     assert masked.text == "Word [MASK] [MASK] [MASK] [MASK] are everywhere."
     (after,) = mlm.inputs([masked.text])
-    assert len(after.ids) == len(item.ids) and mlm.masks(masked.text).positions == list(masked.hidden)
+    assert len(after.ids) == len(item.ids) and masks(mlm, masked.text).positions == list(masked.hidden)
     assert [item.ids[p] for p in masked.hidden] == list(masked.hidden.values())
 
 
@@ -141,14 +143,14 @@ def test_repeated_words_get_unique_labels(mlm: Encoder) -> None:
 def test_the_recipe_reproduces_the_guesses_and_the_lens(mlm: Encoder, mlm_dir: Path) -> None:
     text = TEXTS[1]
     ns = run(recipes.masked_words(mlm.info, text, mask=1, layer=4, k=7))
-    lens = mlm.logit_lens(text, 7)[1]
+    lens = logit_lens(mlm, text, 7)[1]
     assert ns["guesses"].indices[1].tolist() == lens.predictions(7)["id"].tolist()
     assert ns["layer_guesses"].indices.tolist() == lens.top_ids[4].tolist()
     np.testing.assert_allclose(ns["layer_guesses"].values.numpy(), lens.top_probs[4], atol=1e-5)
     assert ns["rank"].tolist() == lens.ranks[0].tolist()
     capital = mlm.tokenizer.convert_tokens_to_ids("paris")
     ns = run(recipes.masked_words(mlm.info, text, mask=0, layer=2, k=3, hidden_id=capital))
-    lens = mlm.logit_lens(text, 3, [capital])[0]
+    lens = logit_lens(mlm, text, 3, [capital])[0]
     assert ns["hidden_rank"].tolist() == lens.ranks[1].tolist()
     np.testing.assert_allclose(ns["hidden_probability"].numpy(), lens.probs[1], atol=1e-5)
 
@@ -165,7 +167,7 @@ def check_masked_recipe(enc: Encoder) -> None:
     hidden = enc.inputs(["bank"])[0].ids[1]
     for mask, layer in ((0, 0), (1, enc.info.num_layers)):
         ns = run(recipes.masked_words(enc.info, text, mask=mask, layer=layer, k=5, hidden_id=hidden))
-        lens = enc.logit_lens(text, 5, [hidden, hidden])[mask]
+        lens = logit_lens(enc, text, 5, [hidden, hidden])[mask]
         assert ns["guesses"].indices[mask].tolist() == lens.predictions(5)["id"].tolist()
         np.testing.assert_allclose(ns["guesses"].values[mask].numpy(), lens.predictions(5)["probability"], atol=1e-5)
         every_layer = ns["lens"].topk(5)

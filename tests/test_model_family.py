@@ -20,6 +20,8 @@ from bertviz_core.neighbours import contextuality, self_similarity
 from bertviz_core.pooling import POOLINGS
 from bertviz_core.tokens import annotate_tokens, token_scheme
 from bertviz_core.word_vectors import find_spans
+from bertviz_core.masked import logit_lens
+from bertviz_core.token_index import token_index
 
 TEXTS = ["The bank by the river was muddy.", "Bank!", "A café in Zürich, by the bank; the BANK's vault.",
          "Spring water flows in spring; the spring broke."]
@@ -122,7 +124,7 @@ def test_every_whole_word_occurrence_is_found(family_encoders: dict[str, Encoder
 @pytest.mark.parametrize("name", FAMILY_NAMES)
 def test_the_token_index_and_self_similarity_find_the_word(family_encoders: dict[str, Encoder], name: str) -> None:
     enc = family_encoders[name]
-    index = enc.token_index(TEXTS)
+    index = token_index(enc, TEXTS)
     words = index.tokens.drop_duplicates(["sentence", "word_start"])
     for sentence, text in enumerate(TEXTS):  # every word as written, no space or marker around it
         mine = words[words["sentence"] == sentence]
@@ -134,7 +136,7 @@ def test_the_token_index_and_self_similarity_find_the_word(family_encoders: dict
 
 
 def test_corpus_self_similarity_leaves_punctuation_out(family_encoders: dict[str, Encoder]) -> None:
-    index = family_encoders["bert"].token_index(["A - b.", "A - c.", "A - d."])
+    index = token_index(family_encoders["bert"], ["A - b.", "A - c.", "A - d."])
     assert contextuality(index, min_contexts=3).words == 1  # "a"; "-" and "." occur thrice but are no words
 
 
@@ -156,7 +158,7 @@ def test_fill_mask_equals_the_pipeline(family_encoders: dict[str, Encoder], fami
         for ours, theirs in zip(got, expected):
             assert ours["id"].tolist() == [guess["token"] for guess in theirs]
             np.testing.assert_allclose(ours["probability"], [guess["score"] for guess in theirs], atol=ATOL)
-        lens = enc.logit_lens(text, 5)[0]  # the lens' last layer is the head's answer
+        lens = logit_lens(enc, text, 5)[0]  # the lens' last layer is the head's answer
         assert lens.top_ids.shape == (enc.info.num_layers + 1, 5) and lens.ranks[0, -1] == 1
 
 
@@ -193,7 +195,7 @@ def test_the_logit_lens_at_layer_k_is_the_model_cut_after_k_layers(family_encode
     with the head (and ModernBERT's final norm) right after layer k, which is what the lens reads there."""
     enc, folder = family_encoders[name], family_dirs[name]
     text = f"The {enc.mask_token} by the river."
-    lens = enc.logit_lens(text, 5)[0]
+    lens = logit_lens(enc, text, 5)[0]
     tokenizer = AutoTokenizer.from_pretrained(folder)
     inputs = tokenizer(text, return_tensors="pt")
     position = int((inputs["input_ids"][0] == tokenizer.mask_token_id).nonzero()[0, 0])

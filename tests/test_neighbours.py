@@ -14,11 +14,9 @@ from bertviz_core import Encoder
 from bertviz_core.corpora import TUTORIAL, reference_corpus
 from bertviz_core.models import bundled_model_dir
 from bertviz_core.neighbours import (
-    TokenIndex,
     anisotropy_baseline,
     contextuality,
     corpus_self_similarity,
-    index_rows,
     intra_sentence_similarity,
     layer_summary,
     nearest_sentences,
@@ -27,6 +25,7 @@ from bertviz_core.neighbours import (
 )
 from bertviz_core.pooling import POOLINGS
 from bertviz_core.similarity import METRICS
+from bertviz_core.token_index import TokenIndex, index_rows, token_index
 
 PAGE = "pages/similar_contexts.py"
 TEXTS = ("The bank by the river flooded.", "She paid the bank.", "A river bank.", "Money, money and more money.",
@@ -49,7 +48,7 @@ def encoder(request: pytest.FixtureRequest) -> Encoder:
 
 
 def test_the_index_holds_every_ordinary_token_as_plain_transformers_computes_it(encoder: Encoder) -> None:
-    index = encoder.token_index(TEXTS)
+    index = token_index(encoder, TEXTS)
     folder = encoder.info.source
     tokenizer, model = AutoTokenizer.from_pretrained(folder), AutoModel.from_pretrained(folder).eval()
     assert index.vectors.dtype == np.float16
@@ -67,7 +66,7 @@ def test_the_index_holds_every_ordinary_token_as_plain_transformers_computes_it(
 
 @pytest.mark.parametrize("metric", list(METRICS))
 def test_nearest_tokens_equal_brute_force(encoder: Encoder, metric: str) -> None:
-    index = encoder.token_index(TEXTS)
+    index = token_index(encoder, TEXTS)
     (query,) = encoder.encode([TUTORIAL])
     for layer in (0, 1, encoder.info.num_layers):
         vector = query.hidden_states[layer, 2]
@@ -82,7 +81,7 @@ def test_nearest_tokens_equal_brute_force(encoder: Encoder, metric: str) -> None
 
 
 def test_k_larger_than_the_corpus_gives_every_token(tiny: Encoder) -> None:
-    index = tiny.token_index(TEXTS[:2])
+    index = token_index(tiny, TEXTS[:2])
     assert len(nearest_tokens(index, index.vectors[1, 0], 1, 10_000)) == len(index.tokens)
     with pytest.raises(ValueError, match="at least 1"):
         nearest_tokens(index, index.vectors[1, 0], 1, 0)
@@ -160,7 +159,7 @@ def test_intra_sentence_similarity_and_the_baseline_against_direct_numpy() -> No
 
 
 def test_contextuality_adjusts_by_the_baseline(tiny: Encoder) -> None:
-    index = tiny.token_index(TEXTS)
+    index = token_index(tiny, TEXTS)
     result = contextuality(index, min_contexts=2)
     table = result.table
     np.testing.assert_allclose(table["self-similarity, adjusted"],
@@ -170,7 +169,7 @@ def test_contextuality_adjusts_by_the_baseline(tiny: Encoder) -> None:
 
 
 def test_layer_summary_counts_the_same_word(bundled: Encoder) -> None:
-    index = bundled.token_index(reference_corpus())
+    index = token_index(bundled, reference_corpus())
     (query,) = bundled.encode([TUTORIAL])
     summary = layer_summary(index, query.hidden_states[:, 10], "bank", 10)  # the second "bank"
     for layer in (0, 6):
@@ -207,7 +206,7 @@ def test_the_recipe_reproduces_the_neighbours_and_the_measures(bundled: Encoder)
     from bertviz_core.neighbours import contextuality, own_sentences, word_contextuality
 
     texts = reference_corpus()
-    index = bundled.token_index(texts)
+    index = token_index(bundled, texts)
     own = own_sentences(texts, TUTORIAL)
     assert own  # the tutorial sentence is in the corpus: the page and the code both leave it out
     (query,) = bundled.encode([TUTORIAL])
@@ -233,7 +232,7 @@ def test_the_recipe_reproduces_the_neighbours_and_the_measures(bundled: Encoder)
 def test_the_query_sentence_is_left_out_when_the_corpus_holds_it(tiny: Encoder) -> None:
     from bertviz_core.neighbours import own_sentences
 
-    index = tiny.token_index(TEXTS)
+    index = token_index(tiny, TEXTS)
     (query,) = tiny.encode([TEXTS[2]])
     assert own_sentences(TEXTS, " A river bank. ") == [2]
     found = nearest_tokens(index, query.hidden_states[3, 2], 3, 100, exclude=[2])

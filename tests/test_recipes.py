@@ -22,6 +22,7 @@ from bertviz_core.projection import project
 from bertviz_core.similarity import CORRECTIONS, METRICS, fit_correction, similarity_matrix
 from bertviz_core.task_measures import correlation, distinct_rows, probe, probe_plan
 from bertviz_core.word_vectors import SUBWORD_RULES, stack, word_strategies
+from bertviz_core.token_index import token_index
 
 
 def run(code: str) -> dict:
@@ -209,7 +210,7 @@ def test_the_similar_contexts_recipe_on_every_model(family_encoders: dict[str, E
     the measures, on the fixture's sentences (the query among them, so left out)."""
     enc = family_encoders[name]
     texts, sentence = list(SENTENCES), SENTENCES[0]
-    index = enc.token_index(texts)
+    index = token_index(enc, texts)
     (query,) = enc.encode([sentence])
     token = enc.word_vectors([sentence], "bank")[0].positions[0]
     own = own_sentences(texts, sentence)

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 import ui
 from bertviz_core import store as results
 from bertviz_core.encoder import Encoder
-from bertviz_core.neighbours import TokenIndex
+from bertviz_core.token_index import TokenIndex, token_index
 
 RIVER = [f"Row {i}: the boat drifted past the river bank at dawn while herons waited." for i in range(40)]
 
@@ -37,7 +37,7 @@ def test_every_kind_of_result_goes_to_disk_and_back_unchanged(bundled: Encoder, 
         "pooled corpus": bundled.embed(texts),
         "encodings": bundled.encode(texts),
         "attention weights": [np.random.default_rng(0).random((2, 3, 4, 4), dtype=np.float32)],
-        "token index": bundled.token_index(tuple(texts)),
+        "token index": token_index(bundled, tuple(texts)),
     }
     for kind, value in kinds.items():
         mapped = results.map_arrays(value, lambda array: results.to_disk(array, str(tmp_path)))

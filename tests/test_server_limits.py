@@ -20,6 +20,7 @@ from bertviz_core.corpora import news_topics, read_table
 from bertviz_core.models import bundled_model_dir, hub_reachable
 from bertviz_core.pooling_grid import MAX_COLOURS, OTHER, check_labels
 from bertviz_core.vocab import MAX_PATTERN, search_vocabulary
+from bertviz_core.vocab import vocabulary_table
 
 ROOT = Path(__file__).resolve().parents[1]
 CATASTROPHIC = [r"(.*.*)*$x", r"^(\w+\s?)*$X", r"(a|aa)*$b", r"(x+x+)+y"]
@@ -29,7 +30,7 @@ CLOSED_HUB = "http://127.0.0.1:9"  # loopback, nothing listens: an unreachable h
 # ---- 1 ------------------------------------------------------------------------------------------
 
 def test_catastrophic_regexes_answer_while_other_requests_complete(bundled: Encoder) -> None:
-    vocab = bundled.vocabulary()
+    vocab = vocabulary_table(bundled.tokenizer)
     answers: dict[str, int] = {}
     others: list[int] = []
 
@@ -51,7 +52,7 @@ def test_catastrophic_regexes_answer_while_other_requests_complete(bundled: Enco
 
 
 def test_regex_limits_are_messages(bundled: Encoder) -> None:
-    vocab = bundled.vocabulary()
+    vocab = vocabulary_table(bundled.tokenizer)
     with pytest.raises(ValueError, match="linear time"):
         search_vocabulary(vocab, r"(?<=b)ank", regex=True)
     with pytest.raises(ValueError, match=f"the limit is {MAX_PATTERN}"):
