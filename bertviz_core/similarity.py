@@ -230,11 +230,30 @@ def _fit_whitening(corpus: np.ndarray, axes: int | None) -> Callable[[np.ndarray
     return lambda x: pca.transform(np.asarray(x, dtype=np.float64))
 
 
-CORRECTIONS: dict[str, Callable[[np.ndarray, int | None], Callable[[np.ndarray], np.ndarray]]] = {
-    # name -> fit(corpus (n, d), axes) -> transform((m, d)) -> (m, d or axes)
-    "none": _fit_nothing,
-    "mean-centering": _fit_centering,  # subtract the corpus mean vector
-    "whitening": _fit_whitening,  # (x - mean) rotated onto the top principal axes, each scaled to unit variance
+@dataclass(frozen=True)
+class Correction:
+    """A correction for anisotropy: ``fit(corpus (n, d), axes)`` returns a transform (m, d) -> (m, d or axes);
+    ``code(reference, names, axes)`` is the plain numpy / scikit-learn code that fits it on the array named
+    ``reference`` and applies it to each array in ``names``, with ``axes`` (a Python expression) kept when it
+    keeps axes; "" for a correction that changes nothing."""
+
+    fit: Callable[[np.ndarray, int | None], Callable[[np.ndarray], np.ndarray]]
+    code: Callable[[str, tuple[str, ...], str], str]
+
+
+def _whitening_code(reference: str, names: tuple[str, ...], axes: str) -> str:
+    return ("from sklearn.decomposition import PCA\n"
+            f"whiten = PCA(n_components={axes}, whiten=True, svd_solver='full').fit({reference})\n"
+            + "".join(f"{name} = whiten.transform({name})\n" for name in names))
+
+
+CORRECTIONS: dict[str, Correction] = {
+    "none": Correction(_fit_nothing, lambda reference, names, axes: ""),
+    # subtract the corpus mean vector
+    "mean-centering": Correction(_fit_centering, lambda reference, names, axes: "".join(
+        f"{name} = {name} - {reference}.mean(0)\n" for name in names)),
+    # (x - mean) rotated onto the top principal axes, each scaled to unit variance
+    "whitening": Correction(_fit_whitening, _whitening_code),
 }
 
 
@@ -246,7 +265,7 @@ def fit_correction(name: str, corpus: np.ndarray, axes: int | None = None) -> Ca
     axes = None if axes is None else checks.whole_number(axes, "axes", 1)
     if name != "none" and len(corpus) < 2:
         raise ValueError("A correction needs a reference corpus of at least two texts.")
-    return CORRECTIONS[name](corpus, axes)
+    return CORRECTIONS[name].fit(corpus, axes)
 
 
 def random_pair_baseline(vectors: np.ndarray, metric: str = "cosine", rows: int = 300, seed: int = 0) -> np.ndarray:

@@ -21,7 +21,7 @@ from bertviz_core.corpora import news_topics, read_pairs, sentence_pairs
 from bertviz_core.pooling import POOLINGS
 from bertviz_core.pooling_grid import Cell, cell_vectors, scores_over
 from bertviz_core.projection import PROJECTIONS, project
-from bertviz_core.similarity import Verdict, fit_correction
+from bertviz_core.similarity import CORRECTIONS, Verdict, fit_correction
 from bertviz_core.task_measures import (
     PROBE_MARGIN,
     agreement,
@@ -176,7 +176,7 @@ def test_the_teaching_code_reproduces_each_measure(bundled: Encoder, pooled_news
     assert plan.folds == 4 and ns["accuracy"] == pytest.approx(score.accuracy, abs=1e-3)
     pairs = sentence_pairs()
     first, second = bundled.embed(list(pairs["sentence1"])), bundled.embed(list(pairs["sentence2"]))
-    for correction in ("none", "whitening"):
+    for correction in CORRECTIONS:  # every entry's teaching code, run
         ns = run(recipes.correlation(bundled.info, recipes.BUILT_IN_PAIRS_CODE, POOLINGS["mean"].code, 5, correction))
         expected = correlation(POOLINGS["mean"].at(first["mean"], 5), POOLINGS["mean"].at(second["mean"], 5),
                                pairs["score"], correction, distinct_rows([*pairs["sentence1"], *pairs["sentence2"]]))

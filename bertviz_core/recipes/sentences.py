@@ -5,7 +5,7 @@ from bertviz_core.comparison import FIT_ROWS, rows_code
 from bertviz_core.models import ModelInfo
 from bertviz_core.projection import PROJECTIONS, TRUST_NEIGHBOURS
 from bertviz_core.recipes.common import pooled_vectors
-from bertviz_core.similarity import METRIC_IMPORTS, METRICS
+from bertviz_core.similarity import CORRECTIONS, METRIC_IMPORTS, METRICS
 from bertviz_core.task_measures import WHITEN_AXES_SHARE, probe_code
 
 NEWS_TOPICS_CODE = ("from bertviz_core.corpora import news_topics  # the built-in corpus; or your own texts and labels\n"
@@ -34,14 +34,9 @@ def compare_sentences(info: ModelInfo, texts: list[str], pooling_code: str, laye
         "corpus = news_topics()\n"
         f"reference = pooled(list(corpus['text']){rows_code(FIT_ROWS)})\n"
     )
-    fix = {
-        "none": "",
-        "mean-centering": reference + "vectors = vectors - reference.mean(0)\n",
-        "whitening": reference + "from sklearn.decomposition import PCA\n"
-        f"whiten = PCA(n_components={axes or 'min(reference.shape[0] - 1, reference.shape[1])'}, whiten=True,"
-        " svd_solver='full')\n"
-        "vectors = whiten.fit(reference).transform(vectors)\n",
-    }[correction]
+    fix = CORRECTIONS[correction].code("reference", ("vectors",),
+                                       str(axes or "min(reference.shape[0] - 1, reference.shape[1])"))
+    fix = reference + fix if fix else ""
     return (
         pooled_vectors(info, texts, pooling_code, layer) + fix
         + f"{METRIC_IMPORTS}\nmatrix = {METRICS[metric].code}   # {metric}\nprint(matrix.round(3))\n"
@@ -62,16 +57,11 @@ def correlation(info: ModelInfo, pairs_code: str, pooling_code: str, layer: int 
     reference = ("sentences = list(pairs['sentence1']) + list(pairs['sentence2'])\n"
                  "rows = [sentences.index(s) for s in dict.fromkeys(sentences)]   # each distinct sentence once\n"
                  "reference = np.vstack([first, second])[rows]   # the correction is fitted on the pairs' own sentences\n")
-    fix = {
-        "none": "",
-        "mean-centering": reference + "first, second = first - reference.mean(0), second - reference.mean(0)\n",
-        "whitening": reference + "from sklearn.decomposition import PCA\n"
-                     "# a quarter as many axes as sentences: on all of them every whitened cosine would be the same\n"
-                     f"axes = min(max(1, int(len(reference) * {WHITEN_AXES_SHARE})), first.shape[1])\n"
-                     "whiten = PCA(n_components=axes, whiten=True, svd_solver='full')\n"
-                     "whiten.fit(reference)\n"
-                     "first, second = whiten.transform(first), whiten.transform(second)\n",
-    }[correction]
+    fix = CORRECTIONS[correction].code("reference", ("first", "second"), "axes")
+    if "axes" in fix:  # the correction keeps axes: say how many, as the page does
+        fix = ("# a quarter as many axes as sentences: on all of them every whitened cosine would be the same\n"
+               f"axes = min(max(1, int(len(reference) * {WHITEN_AXES_SHARE})), first.shape[1])\n" + fix)
+    fix = reference + fix if fix else ""
     return (pooled_vectors(info, None, pooling_code, layer) + "from scipy.stats import spearmanr\n\n" + pairs_code
             + "first = pooled(list(pairs['sentence1'])).astype(np.float64)\n"
             "second = pooled(list(pairs['sentence2'])).astype(np.float64)\n" + fix
