@@ -2,7 +2,8 @@
 import streamlit as st
 
 from bertviz_core.page_registry import PAGES
-from ui import PRESENT, model_key, model_sidebar, page_running, preload_encoder, presentation_style
+from ui import PRESENT, model_key, model_sidebar, presentation_style
+from ui_warm import page_running, preload_encoder
 
 st.set_page_config(page_title="BERT Embedding Explorer", page_icon="🔎", layout="wide",
                    initial_sidebar_state="collapsed" if st.query_params.get(PRESENT) == "true" else "auto")

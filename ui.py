@@ -9,11 +9,8 @@ from __future__ import annotations
 import io
 import os
 import re
-import sys
 import threading
-import time
-from collections.abc import Callable, Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
 
@@ -62,103 +59,6 @@ def get_encoder(model: str, device: str) -> Encoder:
     from bertviz_core.encoder import load_encoder
 
     return load_encoder(None if model == BUNDLED_MODEL else model, device=device)
-
-
-@st.cache_resource(show_spinner=False, max_entries=4)
-def preload_encoder(model: str, device: str) -> threading.Thread:
-    """Start loading (model, device) in a background thread, once per server, then ``warm_up`` its default
-    views: called after a page is drawn, so the first page that runs the model usually finds it loaded and
-    its default numbers computed."""
-    warm = os.environ.get("BERTVIZ_WARM_UP", "1") != "0"  # the tests turn it off: its model runs would count as theirs
-    thread = threading.Thread(target=warm_up if warm else get_encoder, args=(model, device), name="preload-encoder",
-                              daemon=True)
-    thread.start()
-    return thread
-
-
-QUIET_S = 1.0  # the warm-up starts a step only when no page has run for this long
-_pages_running = {"count": 0, "last_end": 0.0}
-_pages_lock = threading.Lock()
-
-
-@contextmanager
-def page_running() -> Iterator[None]:
-    """Around each page's run (app.py), so that the warm-up yields to visitors: without it a change made while
-    the warm-up ran took 2.8x as long (bench/warm_up_effect.py). A fragment's rerun is not counted: it does
-    not run app.py, and the fragments here draw from cached numbers."""
-    with _pages_lock:
-        _pages_running["count"] += 1
-    try:
-        yield
-    finally:
-        with _pages_lock:
-            _pages_running["count"] -= 1
-            _pages_running["last_end"] = time.monotonic()
-
-
-def wait_for_quiet() -> None:
-    """Return once no page is running and none has ended for QUIET_S seconds. Called between the warm-up's
-    steps, never inside one: a visitor may be waiting for the entry a step computes."""
-    while True:
-        with _pages_lock:
-            idle = _pages_running["count"] == 0 and time.monotonic() - _pages_running["last_end"] >= QUIET_S
-        if idle:
-            return
-        time.sleep(0.1)
-
-
-def warm_up(model: str, device: str) -> None:
-    """Load the model, then compute what the pages' default views need, into the caches those pages read:
-    the news corpus' pooled vectors and every cell of the Sentence pooling grid and score table (also what
-    Task measures and Compare sentences start from), and the Similar contexts token index and pooled
-    sentences, the tutorial sentence and the first word-sense preset encoded (Layer values, Similar contexts,
-    Word in context), the contextuality measures and the default probe cells of Task measures. A page asking
-    for one of them meanwhile waits for it rather than computing it twice; each step waits until visitors'
-    pages are quiet, and runs at the lowest CPU priority."""
-    from bertviz_core.corpora import TUTORIAL, news_topics, reference_corpus, word_presets
-    from bertviz_core.encoder import record
-    from bertviz_core.pooling import supported_strategies
-    from bertviz_core.pooling_grid import check_labels, grid_cells
-    from bertviz_core.task_measures import DEFAULT_STRATEGIES, probe_plan
-
-    key = (model, device)
-    try:
-        info = get_encoder(*key).info
-    except ValueError:
-        return  # the page that asked for the model shows why it cannot load
-    news = news_topics()
-    texts, labels = tuple(news["text"]), list(news["label"])
-    scored = check_labels(labels).scored
-    news_id, scored_id, labels_id = corpus_digest(texts), corpus_digest(tuple(scored)), corpus_digest(tuple(labels))
-    reference = reference_corpus()
-    reference_id = corpus_digest(reference)
-    plan = probe_plan(labels)
-    layers = range(info.num_layers + 1)
-    pooled = lambda: embed_corpus(key, texts)  # noqa: E731 - computed by the first step, a lookup after
-    steps: list[Callable[[], object]] = [pooled]
-    steps += [lambda cell=cell: pooling_cell(key, news_id, scored_id, cell, pooled(), scored)
-              for row in grid_cells(supported_strategies(info.has_pooler), layers, info.num_layers) for cell in row]
-    steps += [lambda: encode_texts(key, (TUTORIAL,)),
-              lambda: encode_texts(key, tuple(next(iter(word_presets().values())).texts)),
-              lambda: token_index(key, reference_id, reference),
-              lambda: embed_corpus(key, reference), lambda: embed_corpus(key, (TUTORIAL,)),
-              lambda: corpus_contextuality(key, reference_id, token_index(key, reference_id, reference))]
-    steps += [lambda cell=cell: probe_cell(key, news_id, labels_id, cell, pooled(), labels, plan)
-              for row in grid_cells(DEFAULT_STRATEGIES, layers, info.num_layers) for cell in row]
-
-    def run_steps() -> None:
-        if sys.platform.startswith("linux"):  # elsewhere a thread id is no process id: left as it is
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
-        for step in steps:
-            wait_for_quiet()
-            step()
-
-    # A fresh thread at the lowest CPU priority: torch's worker threads for its model runs are started by it
-    # and inherit that, so a visitor's page wins the two cores (the model itself loaded at normal priority).
-    worker = threading.Thread(target=run_steps, name="warm-up", daemon=True)
-    worker.start()
-    worker.join()
-    record("warm-up done")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -12,13 +12,15 @@ from pathlib import Path
 @dataclass(frozen=True)
 class PageEntry:
     """One page: ``file`` relative to the project root, e.g. "pages/tokenization.py". ``token_budget``: the most
-    tokens an upload on the page may hold (see ``lengths.token_budget``), None for a page that takes none."""
+    tokens an upload on the page may hold (see ``lengths.token_budget``), None for a page that takes none.
+    ``warm_up``: the steps of the background warm-up (``ui_warm.WARM_STEPS``) that compute its default view."""
 
     file: str
     title: str
     icon: str
     question: str
     token_budget: int | None = None
+    warm_up: tuple[str, ...] = ()  # what the default view needs, named from ui_warm.WARM_STEPS
 
     @property
     def url_path(self) -> str:
@@ -38,7 +40,8 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("pages/tokenization.py", "Tokenization", "🧩",
               "How does text become WordPiece tokens, IDs, segments and an attention mask?"),
     PageEntry("pages/layer_values.py", "Layer values", "📊",
-              "How are the hidden-state values distributed in each layer, and which dimensions are outliers?"),
+              "How are the hidden-state values distributed in each layer, and which dimensions are outliers?",
+              warm_up=("tutorial sentence encoded",)),
     PageEntry("pages/attention.py", "Attention", "🔦",
               "Which tokens does each head of each layer look at: [CLS], [SEP], the previous word, itself? "
               "Measured for every head, with rollout beside raw attention"),
@@ -47,21 +50,26 @@ PAGES: tuple[PageEntry, ...] = (
               "does it know the word? Guesses and the logit lens"),
     PageEntry("pages/word_similarity.py", "Word in context", "🏦",
               'How different is "bank" in "bank vault" and "river bank", at each layer, and which layer tells '
-              "senses apart best?"),
+              "senses apart best?", warm_up=("first word preset encoded",)),
     PageEntry("pages/similar_contexts.py", "Similar contexts", "🔭",
               'Where else in a corpus does the model put "bank", at layer 1 and at the last layer, and how '
               "contextual is each layer? Neighbour search, semantic search and self-similarity",
-              token_budget=INDEX_TOKENS),
+              token_budget=INDEX_TOKENS, warm_up=("tutorial sentence encoded", "reference corpus indexed",
+                                                  "reference corpus pooled", "tutorial sentence pooled",
+                                                  "reference corpus contextuality")),
     PageEntry("pages/sentence_pooling.py", "Sentence pooling", "🧭",
               'Which vector is "the sentence embedding": [CLS], pooler, mean or max, and from which layer? '
-              "Measured by class separation", token_budget=POOLED_TOKENS),
+              "Measured by class separation", token_budget=POOLED_TOKENS,
+              warm_up=("news corpus pooled", "pooling grid")),
     PageEntry("pages/task_measures.py", "Task measures", "🎯",
               "Which layer and which pooling for my task? A classification probe beside the silhouette, the "
               "Spearman correlation with gold pair scores, and PCA, t-SNE and UMAP maps that say how faithful they "
-              "are", token_budget=POOLED_TOKENS),
+              "are", token_budget=POOLED_TOKENS,
+              warm_up=("news corpus pooled", "pooling grid", "probe grid")),
     PageEntry("pages/compare_sentences.py", "Compare sentences", "⚖️",
               'Why can "what is your age?" and "Today is monday" score 0.93 (bert-base-uncased, in a Q&A thread), '
-              "and what does the loaded model give? Ranking, a random-pair baseline, centering and whitening"),
+              "and what does the loaded model give? Ranking, a random-pair baseline, centering and whitening",
+              warm_up=("news corpus pooled",)),
 )
 
 
