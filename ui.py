@@ -202,6 +202,13 @@ def result_store() -> ByteBoundedStore:
     return ByteBoundedStore(cache_budget(), spill_budget())
 
 
+def model_of(key: tuple[str, str]) -> tuple[str, str]:
+    """What stored results are keyed by for the model picked as ``key``: its identity (the content of its files,
+    or its hub revision, and the library versions; ``identity.model_identity``) and the device, not its label."""
+    encoder = get_encoder(*key)
+    return encoder.info.identity, encoder.info.device
+
+
 def shared(entry: Hashable, compute: Callable[[], Any]) -> Any:
     """``entry``'s result from the store every session shares, computed on a miss (``get_or_compute``)."""
     return result_store().get_or_compute(entry, compute)
@@ -215,7 +222,7 @@ def encode_texts(key: tuple[str, str], texts: tuple[str, ...],
             return get_encoder(*key).encode(list(texts), None if text_pairs is None else list(text_pairs))
 
     pairs_id = None if text_pairs is None else corpus_digest(text_pairs)
-    return shared(("encode", key, corpus_digest(texts), pairs_id), run)
+    return shared(("encode", model_of(key), corpus_digest(texts), pairs_id), run)
 
 
 def attention_weights(key: tuple[str, str], text: str, text_pair: str | None) -> np.ndarray:
@@ -224,7 +231,7 @@ def attention_weights(key: tuple[str, str], text: str, text_pair: str | None) ->
         with st.spinner("Running the model with eager attention…"):
             return get_encoder(*key).attentions([text], None if text_pair is None else [text_pair])
 
-    return shared(("attention", key, corpus_digest((text, text_pair or "")), text_pair is None), run)[0]
+    return shared(("attention", model_of(key), corpus_digest((text, text_pair or "")), text_pair is None), run)[0]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -300,7 +307,7 @@ def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
     Not an st.cache_* function: the model run reports progress to the page, which a cached
     function may not do, and a hit returns the arrays themselves, without a copy.
     """
-    return shared(("embed", key, corpus_digest(texts)),
+    return shared(("embed", model_of(key), corpus_digest(texts)),
                    lambda: get_encoder(*key).embed(list(texts), progress=progress))
 
 
@@ -310,7 +317,7 @@ def token_index(key: tuple[str, str], corpus_id: str, texts: tuple[str, ...],
     shared read-only by every session, within the shared store's byte budget."""
     from bertviz_core.token_index import token_index as build
 
-    return shared(("token index", key, corpus_id), lambda: build(get_encoder(*key), texts, progress))
+    return shared(("token index", model_of(key), corpus_id), lambda: build(get_encoder(*key), texts, progress))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -21,6 +21,7 @@ import torch
 
 import bertviz_core.checks as checks
 from bertviz_core.encoding import Encoding, ModelInput
+from bertviz_core.identity import model_identity
 from bertviz_core.masked import NO_HEAD_REASON, fill_mask
 from bertviz_core.models import (ModelInfo, load_pretrained, max_length, resolve_device, resolve_source,
                                  segments_note)
@@ -282,5 +283,14 @@ def load_encoder(model: str | None = None, device: str = "auto") -> Encoder:
         has_pooler=has_pooler,
         has_mlm_head=head is not None,
         requested=source.requested,
+        identity=model_identity(source.location, getattr(config, "_commit_hash", None), library_versions()),
     )
     return Encoder(tokenizer, net, info, head)
+
+
+def library_versions() -> dict[str, str]:
+    """The versions of the libraries a model's numbers depend on."""
+    import tokenizers
+    import transformers
+
+    return {"torch": torch.__version__, "transformers": transformers.__version__, "tokenizers": tokenizers.__version__}

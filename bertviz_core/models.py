@@ -63,6 +63,7 @@ class ModelInfo:
     has_pooler: bool  # True only when the checkpoint really holds pooler weights
     has_mlm_head: bool  # True only when the checkpoint holds a whole masked-language-model head (all its weights)
     requested: str = ""  # the model as the user gave it (a path as typed): what messages and code show
+    identity: str = ""  # identity.model_identity of the loaded files and libraries: what stored results are keyed by
 
 
 @dataclass(frozen=True)
@@ -365,7 +366,8 @@ def checkpoint_keys(folder: Path) -> list[str] | None:
 
 def describe(model: str | None = None, device: str = "auto") -> ModelInfo | None:
     """A local model's facts (bundled or a directory) read from its files, without importing
-    transformers or loading weights: the ``ModelInfo`` that ``load_encoder(model, device).info`` has.
+    transformers or loading weights: the ``ModelInfo`` that ``load_encoder(model, device).info`` has, but for
+    its ``identity``, left "" (hashing the weights is loading's work; only stored results need it).
 
     None where the files cannot tell: a hub id, no tokenizer.json or single weights file, sizes the config
     leaves to the library's defaults, or a checkpoint saved with heads (``architectures`` names a class other

@@ -38,6 +38,7 @@ from bertviz_core import checks as ck
 from bertviz_core import comparison as cmp
 from bertviz_core import embedding_lens as el
 from bertviz_core import encoding as enc
+from bertviz_core import identity as idn
 from bertviz_core import lengths as ln
 from bertviz_core import masked as mk
 from bertviz_core import models as mdl
@@ -393,6 +394,9 @@ CASES: dict[str, Case] = {
     "lengths.budget_note: Lengths.of NaN": Case(lambda c: ln.Lengths.of([[NaN, 0]])),
     "lengths.token_budget: a string": Case(lambda c: ln.token_budget("many")),
     "lengths.token_budget: None": Case(lambda c: ln.token_budget(None)),
+    "identity.model_identity: location None": Case(lambda c: idn.model_identity(None, None, {})),
+    "identity.model_identity: versions a list": Case(lambda c: idn.model_identity("bert-base-uncased", "abc", ["1"])),
+    "identity.model_identity: a hub id without revision": Case(lambda c: idn.model_identity("bert", None, {}), OK),
     "store.map_arrays: None": Case(lambda c: sto.map_arrays(None, np.asarray)),
     "store.map_arrays: a list of strings": Case(lambda c: sto.map_arrays(["a"], np.asarray)),
     "store.arrays: a number": Case(lambda c: sto.arrays(5)),
@@ -641,6 +645,7 @@ EXEMPT: dict[str, str] = {
     **{f"tokenizing.{name}": "batches the ModelInputs the Encoder made itself (Encoder.inputs checks the texts)"
        for name in ("batches", "padded")},
     "tokens.token_frame": "lays out the ModelInput Encoder.tokenize made, after checking the text and pad_to",
+    "encoder.library_versions": "takes no argument: it reads the installed libraries' versions",
     **{f"store.{name}": "takes no argument: it reads the server's settings or hands freed memory back"
        for name in ("cache_budget", "spill_budget", "spill_folder", "release_free_memory")},
     **{f"figures.{name}": "draws the (checked) output of the functions above; it computes no number"

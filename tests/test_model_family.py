@@ -4,6 +4,8 @@ weights, truncation at the usable length, word finding, the token index and self
 head against ``pipeline("fill-mask")``, and ``describe``. A new architecture is one entry of ``FAMILY``."""
 from __future__ import annotations
 
+import dataclasses
+
 import threading
 from functools import cache
 from pathlib import Path
@@ -16,12 +18,12 @@ from test_pooling import REFERENCE
 from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer, pipeline
 
 from bertviz_core import Encoder, describe, load_encoder
+from bertviz_core.masked import logit_lens
 from bertviz_core.neighbours import contextuality, self_similarity
 from bertviz_core.pooling import POOLINGS
+from bertviz_core.token_index import token_index
 from bertviz_core.tokens import annotate_tokens, token_scheme
 from bertviz_core.word_vectors import find_spans
-from bertviz_core.masked import logit_lens
-from bertviz_core.token_index import token_index
 
 TEXTS = ["The bank by the river was muddy.", "Bank!", "A café in Zürich, by the bank; the BANK's vault.",
          "Spring water flows in spring; the spring broke."]
@@ -185,7 +187,7 @@ def test_describe_reads_the_same_facts_or_defers_to_loading(family_encoders: dic
     if name in MLM_NAMES:  # a checkpoint with heads: only loading tells whether its head is whole
         assert described is None
     else:
-        assert described == family_encoders[name].info
+        assert described == dataclasses.replace(family_encoders[name].info, identity="")
 
 
 @pytest.mark.parametrize("name", MLM_NAMES)

@@ -21,8 +21,8 @@ from bertviz_core.comparison import compare
 from bertviz_core.projection import project
 from bertviz_core.similarity import CORRECTIONS, METRICS, fit_correction, similarity_matrix
 from bertviz_core.task_measures import correlation, distinct_rows, probe, probe_plan
-from bertviz_core.word_vectors import SUBWORD_RULES, stack, word_strategies
 from bertviz_core.token_index import token_index
+from bertviz_core.word_vectors import SUBWORD_RULES, stack, word_strategies
 
 
 def run(code: str) -> dict:

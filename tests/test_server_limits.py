@@ -19,8 +19,7 @@ from bertviz_core import Encoder, load_encoder
 from bertviz_core.corpora import news_topics, read_table
 from bertviz_core.models import bundled_model_dir, hub_reachable
 from bertviz_core.pooling_grid import MAX_COLOURS, OTHER, check_labels
-from bertviz_core.vocab import MAX_PATTERN, search_vocabulary
-from bertviz_core.vocab import vocabulary_table
+from bertviz_core.vocab import MAX_PATTERN, search_vocabulary, vocabulary_table
 
 ROOT = Path(__file__).resolve().parents[1]
 CATASTROPHIC = [r"(.*.*)*$x", r"^(\w+\s?)*$X", r"(a|aa)*$b", r"(x+x+)+y"]
