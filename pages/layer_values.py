@@ -16,6 +16,7 @@ from ui import (
     teaching_panel,
 )
 from ui_pickers import choose
+from ui_widgets import detached
 
 ensure_app_navigation()
 
@@ -37,6 +38,7 @@ if encoding.dropped:
                "were dropped. Only the first part is shown.", icon="✂️")
 
 @st.fragment
+@detached
 def explore(states, labels: list[str], text: str) -> None:
     """Everything a token, layer or rule change redraws: a change reruns only this part of the page."""
     c1, c2 = st.columns(2)
