@@ -15,7 +15,7 @@ every chart is sent). Two patterns per class size N:
   move the slider".
 Fairness: one session's small interactions on Compare sentences, in turn a layer change (the page
 tokenizes its sentences on every run) and a text edit (one new sentence: a short model run), while the
-server is idle, then while a browser tab uploads a ``--rows``-row CSV on Similar contexts and the server
+server is idle (before and after), and while a browser tab uploads a ``--rows``-row CSV on Similar contexts and the server
 indexes it (every token at every layer: tokenizer and model busy for tens of seconds). Printed: median,
 p95 and worst of each, and their ratios; the goal is at most 2x idle and no interaction over 1 s.
 """
@@ -148,10 +148,11 @@ def small_interaction(session: Session, i: int, top: int) -> tuple[str, float]:
 
 
 def fairness(url: str, top: int, rows: int) -> tuple[list[tuple[str, float]], list[tuple[str, float]], float]:
-    """Small interactions in one session while idle, then while a browser tab uploads ``rows`` rows on
+    """Small interactions in one session while idle (half before and half after, so that a change in the
+    machine's load meanwhile weighs on both sides), and while a browser tab uploads ``rows`` rows on
     Similar contexts and the server indexes them; also the seconds the indexing took."""
     small = open_sessions(url, 1)[0]
-    idle = [small_interaction(small, i, top) for i in range(30)]
+    idle = [small_interaction(small, i, top) for i in range(16)]
     timed: list[tuple[float, float, str, float]] = []  # (start, end, kind, seconds)
     stop = threading.Event()
 
@@ -182,6 +183,7 @@ def fairness(url: str, top: int, rows: int) -> tuple[list[tuple[str, float]], li
         stop.set()
         worker.join()
         browser.close()
+    idle += [small_interaction(small, i, top) for i in range(16, 32)]
     small.close()
     return idle, [(kind, t) for start, end, kind, t in timed if start >= began and end <= ended], ended - began
 
