@@ -240,15 +240,20 @@ def model_input(key: tuple[str, str], text: str, text_pair: str | None) -> Model
     return get_encoder(*key).inputs([text], None if text_pair is None else [text_pair])[0]
 
 
-@st.cache_data(max_entries=32, show_spinner="Measuring the heads…")
 def attention_summary(key: tuple[str, str], text: str, text_pair: str | None,
-                      _weights: np.ndarray) -> AttentionSummary:
-    """Cached ``attention.summarize``: head statistics, rollout and thumbnails of one text's weights."""
-    from bertviz_core.attention import summarize, token_roles
+                      weights: np.ndarray) -> AttentionSummary:
+    """``attention.summarize`` through the shared store: head statistics, rollout and thumbnails of one text's
+    weights. In the store, not in a ``st.cache_data`` of 32 entries, as its rollout (13 MB on 512 tokens) counts
+    in the byte budget: 32 of them held 400 MB beside it."""
+    def run() -> AttentionSummary:
+        from bertviz_core.attention import summarize, token_roles
 
-    tokenizer = get_encoder(*key).tokenizer
-    roles = token_roles(model_input(key, text, text_pair).tokens, tokenizer.cls_token, tokenizer.sep_token)
-    return summarize(_weights, roles)
+        with st.spinner("Measuring the heads…"):
+            tokenizer = get_encoder(*key).tokenizer
+            roles = token_roles(model_input(key, text, text_pair).tokens, tokenizer.cls_token, tokenizer.sep_token)
+            return summarize(weights, roles)
+
+    return shared(("attention summary", model_of(key), corpus_digest((text, text_pair or "")), text_pair is None), run)
 
 
 @st.cache_data(max_entries=4, show_spinner=False)

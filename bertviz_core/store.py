@@ -34,9 +34,11 @@ DEFAULT_SPILL_MB = 8192
 def map_arrays(value: Any, change: Callable[[np.ndarray], np.ndarray]) -> Any:
     """``value`` with each of its numpy arrays replaced by ``change(array)``. A result is a dict of arrays (a
     pooled corpus), a list of arrays (attention weights), a list of Encodings (their hidden states and pooler
-    outputs) or a token index (its vectors)."""
+    outputs), a token index (its vectors) or an attention summary (its rollout and thumbnails)."""
     if hasattr(value, "vectors"):
         return dataclasses.replace(value, vectors=change(value.vectors))
+    if hasattr(value, "rollout"):
+        return dataclasses.replace(value, rollout=change(value.rollout), thumbnails=change(value.thumbnails))
     if isinstance(value, dict) and all(isinstance(array, np.ndarray) for array in value.values()):
         return {name: change(array) for name, array in value.items()}
     if isinstance(value, list) and all(isinstance(item, np.ndarray) or hasattr(item, "hidden_states")

@@ -1,4 +1,6 @@
 """Attention: every head of every layer, what it looks at, measured; rollout beside raw attention."""
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -22,6 +24,7 @@ from ui import (
     teaching_panel,
 )
 from ui_pickers import choose
+from ui_widgets import OPENED, head_label, open_head
 
 ensure_app_navigation()
 
@@ -29,17 +32,6 @@ loaded = encoder()
 info = loaded.info
 num_layers = info.num_layers
 TABS = ["Head view", "Model view", "Statistics", "From one token"]
-
-
-OPENED = "_at_opened"  # session key: set by a click on a head, for the run that follows
-
-
-def open_head(chart_key: str) -> None:
-    """A click on a statistics cell: show that layer and head in the head view."""
-    points = st.session_state[chart_key].selection.points
-    if points:
-        layer, head = int(str(points[0]["y"]).removeprefix("layer ")), int(str(points[0]["x"]).removeprefix("h"))
-        st.session_state.update(at_layer=layer, at_heads=[head], at_tab="Head view", **{OPENED: True})
 
 
 st.title("🔦 Attention")
@@ -66,7 +58,7 @@ layer = int_slider("Layer", 1, num_layers, 1, key="at_layer", container=c1, bind
 # trace, for a widget given both); on every other run head 1 is the default, which a link leaves out.
 chosen_heads = c2.multiselect("Heads (several: their mean)", list(range(1, heads + 1)),
                               None if st.session_state.pop(OPENED, False) else [1], key="at_heads",
-                              bind="query-params", format_func=lambda h: f"head {h}")
+                              bind="query-params", format_func=head_label)
 token = choose(c3, "Token (From one token)", labels, 10, key="at_token", bind="query-params")
 teaching_panel(
     "Attention decides, in every layer and every head, how much each token (a row, the query) takes from each "
@@ -125,7 +117,7 @@ with stats_tab:
                 st.markdown(f"**{name}**: {statistic.definition}")
                 chart(figures.table_heatmap(statistic_grid(summary.statistics, name), "",
                                                       colorscale="Purples", selectable=True),
-                                key=chart_key, on_select=lambda k=chart_key: open_head(k), selection_mode="points")
+                                key=chart_key, on_select=partial(open_head, chart_key), selection_mode="points")
         download_csv(summary.statistics, "Download every statistic (CSV)", "head_statistics.csv", "at_stats_csv")
 with token_tab:
     if token_tab.open:

@@ -18,6 +18,7 @@ from ui import (
     teaching_panel,
 )
 from ui_pickers import choose
+from ui_widgets import detached
 
 ensure_app_navigation()
 
@@ -37,6 +38,7 @@ st.caption(f"This text's hidden states: an array of shape **{tuple(states.shape)
 cut_warning(cut_note(info.max_length, [encoding.dropped]))
 
 @st.fragment
+@detached
 def explore(states, labels: list[str], text: str) -> None:
     """Everything a token, layer or rule change redraws: a change reruns only this part of the page."""
     c1, c2 = st.columns(2)

@@ -34,6 +34,7 @@ from ui import (
     with_progress,
 )
 from ui_uploads import uploaded_corpus
+from ui_widgets import detached, strategy_label
 
 ensure_app_navigation()
 
@@ -78,6 +79,7 @@ teaching_panel(
 
 
 @st.fragment
+@detached
 def grid_view(key: tuple[str, str], texts: tuple[str, ...], corpus_id: str, labels: list[str] | None,
               check: LabelCheck, labels_id: str | None) -> None:
     """The PCA grid and its pickers: choosing strategies or layers reruns only this part of the page.
@@ -89,7 +91,7 @@ def grid_view(key: tuple[str, str], texts: tuple[str, ...], corpus_id: str, labe
     # On a projector two strategies keep the grid to about one screen; the teacher adds more.
     strategies = c1.multiselect("Pooling strategies", available, available[:2] if presenting() else available,
                                 key="sp_strats", bind="query-params",
-                                format_func=lambda s: s if POOLINGS[s].per_layer else f"{s} (one vector)")
+                                format_func=strategy_label)
     layers = c2.multiselect("Layers (0 = embeddings)", list(range(num_layers + 1)),
                             sorted({0, num_layers // 2, max(0, num_layers - 1), num_layers}),
                             key="sp_layers", bind="query-params", format_func=figures.layer_label)

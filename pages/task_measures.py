@@ -41,6 +41,7 @@ from ui import (
     with_progress,
 )
 from ui_uploads import over_budget, page_budget, refuse, show_pairs_summary, uploaded_corpus
+from ui_widgets import detached
 
 ensure_app_navigation()
 
@@ -80,6 +81,7 @@ if texts is not None:
 probe_tab, pairs_tab, maps_tab = st.tabs(TABS, key="tm_tab", bind="query-params", on_change="rerun")
 
 
+@detached
 def pick_cell(prefix: str) -> Cell:
     """A cell picker (strategy, layer) for the teaching code and downloads, among the chosen cells."""
     names = [f"{cell.strategy} · {figures.layer_label(cell.layer)}" for cell in cells]

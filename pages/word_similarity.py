@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
-from bertviz_core.corpora import TUTORIAL, known_senses, preset_of, word_presets
+from bertviz_core.corpora import TUTORIAL, known_senses, word_presets
 from bertviz_core.corpora.tutorial import TUTORIAL_STRATEGY, tutorial_comparison
 from bertviz_core.lengths import cut_note
 from bertviz_core.models import BUNDLED_MODEL_NOTE
@@ -33,41 +33,21 @@ from ui import (
     encode_texts,
     encoder,
     ensure_app_navigation,
-    forget_shared_senses,
     literal,
     model_key,
     or_stop,
-    set_shared_senses,
     shared_senses,
     table,
     teaching_panel,
     word_occurrences,
 )
+from ui_widgets import OWN, apply_preset, detached, keep_senses_in_link, texts_edited
 
 ensure_app_navigation()
 
 PRESETS = word_presets()
 info = encoder().info
 strategies = word_strategies(info.num_layers)
-
-
-OWN = "(your own texts)"  # the Preset box once the texts or the word are no preset's
-
-
-def apply_preset() -> None:
-    """A preset chosen: its texts and word fill the boxes (choosing OWN keeps the texts as they are)."""
-    name = st.session_state["ws_preset"]
-    if name in PRESETS:
-        st.session_state["ws_texts"] = "\n".join(PRESETS[name].texts)
-        st.session_state["ws_word"] = PRESETS[name].word
-    forget_shared_senses()
-
-
-def texts_edited() -> None:
-    """Texts or word edited: the Preset box names the preset they still are, or says they are the user's own."""
-    forget_shared_senses()
-    st.session_state["ws_preset"] = preset_of(st.session_state["ws_texts"].splitlines(),
-                                              st.session_state["ws_word"]) or OWN
 
 
 st.title("🏦 Word in context")
@@ -106,6 +86,7 @@ vectors = stack(found)  # (n, layers+1, hidden)
 
 
 @st.fragment
+@detached
 def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors, names: list[str],
                     numbers: list[str]) -> None:
     """What a word-vector or metric change redraws: only this part of the page reruns.
@@ -159,15 +140,9 @@ editor_key = f"ws_senses_{corpus_digest(texts + (word,))[:12]}"
 # a start that changed between reruns would reset the editor and lose what was being typed.
 start = st.session_state.setdefault(f"{editor_key}_start", shared_senses(len(found)) or defaults)
 
-
-def keep_senses_in_link() -> None:
-    edits = {int(row): change for row, change in st.session_state[editor_key].get("edited_rows", {}).items()}
-    current = [str(edits.get(i, {}).get("sense", sense)).strip() or UNKNOWN_SENSE for i, sense in enumerate(start)]
-    set_shared_senses(current, defaults)
-
-
 labels_frame = st.data_editor(pd.DataFrame({"occurrence": names, "sense": start}), hide_index=True,
-                              disabled=["occurrence"], key=editor_key, width="stretch", on_change=keep_senses_in_link)
+                              disabled=["occurrence"], key=editor_key, width="stretch", on_change=keep_senses_in_link,
+                              args=(editor_key, start, defaults))
 senses = [str(s).strip() or UNKNOWN_SENSE for s in labels_frame["sense"]]
 
 st.subheader("Context entering layer by layer")

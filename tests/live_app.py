@@ -55,7 +55,11 @@ def running_app(script: str = "app.py", env: dict[str, str] | None = None, timeo
         yield LiveApp(url, proc.pid)
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:  # a busy server can take longer to stop: never leave one running
+            proc.kill()
+            proc.wait()
 
 
 def wait_healthy(url: str, timeout: float) -> None:

@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 import ui
 from bertviz_core import store as results
+from bertviz_core.attention import summarize, token_roles
 from bertviz_core.encoder import Encoder
 from bertviz_core.token_index import TokenIndex, token_index
 
@@ -38,6 +39,8 @@ def test_every_kind_of_result_goes_to_disk_and_back_unchanged(bundled: Encoder, 
         "encodings": bundled.encode(texts),
         "attention weights": [np.random.default_rng(0).random((2, 3, 4, 4), dtype=np.float32)],
         "token index": token_index(bundled, tuple(texts)),
+        "attention summary": summarize(bundled.attentions(texts[:1])[0], token_roles(
+            bundled.inputs(texts[:1])[0].tokens, bundled.tokenizer.cls_token, bundled.tokenizer.sep_token)),
     }
     for kind, value in kinds.items():
         mapped = results.map_arrays(value, lambda array: results.to_disk(array, str(tmp_path)))
