@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import sys
 import threading
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -305,6 +306,41 @@ def int_slider(label: str, low: int, high: int, value: int, key: str, container:
     return int(where.slider(label, low, high, None if default == low else default, key=key, **options))
 
 
+LARGE_CORPUS = 500  # texts from which a corpus is encoded at the lowest CPU priority, so other visitors stay quick
+
+
+def at_low_priority(run: Callable[[], T]) -> T:
+    """``run()`` in a fresh thread at the lowest CPU priority, waited for; its result or its exception. Torch's
+    worker threads for the model runs are started by that thread and inherit its priority (a thread cannot
+    raise its own again without privileges, hence the fresh one), so while it runs another visitor's small
+    interaction wins the cores: the fairness goal of bench-load. The thread carries this page's context, so a
+    progress bar it moves still draws, and a closed tab still stops it."""
+    from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+
+    outcome: dict[str, Any] = {}
+
+    def body() -> None:
+        if sys.platform.startswith("linux"):  # elsewhere a thread id is no process id: left as it is
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        try:
+            outcome["value"] = run()
+        except BaseException as err:  # noqa: BLE001 - handed to the caller's thread, which raises it
+            outcome["error"] = err
+
+    worker = threading.Thread(target=body, name="low-priority", daemon=True)
+    add_script_run_ctx(worker, get_script_run_ctx(suppress_warning=True))
+    worker.start()
+    worker.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _sized(texts: tuple[str, ...], run: Callable[[], T]) -> Callable[[], T]:
+    """``run``, to be run at the lowest priority when ``texts`` is a large corpus (see ``at_low_priority``)."""
+    return (lambda: at_low_priority(run)) if len(texts) >= LARGE_CORPUS else run
+
+
 def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
                  progress: Callable[[int, int], None] | None = None) -> dict[str, np.ndarray]:
     """Pooled vectors of a corpus, {strategy: (n, layers, hidden)}, computed once and shared read-only.
@@ -313,7 +349,7 @@ def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
     function may not do, and a hit returns the arrays themselves, without a copy.
     """
     return shared(("embed", model_of(key), corpus_digest(texts)),
-                   lambda: get_encoder(*key).embed(list(texts), progress=progress))
+                   _sized(texts, lambda: get_encoder(*key).embed(list(texts), progress=progress)))
 
 
 def token_index(key: tuple[str, str], corpus_id: str, texts: tuple[str, ...],
@@ -322,7 +358,8 @@ def token_index(key: tuple[str, str], corpus_id: str, texts: tuple[str, ...],
     shared read-only by every session, within the shared store's byte budget."""
     from bertviz_core.token_index import token_index as build
 
-    return shared(("token index", model_of(key), corpus_id), lambda: build(get_encoder(*key), texts, progress))
+    return shared(("token index", model_of(key), corpus_id), _sized(texts, lambda: build(get_encoder(*key), texts,
+                                                                                        progress)))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

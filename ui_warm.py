@@ -10,7 +10,6 @@ long (bench/warm_up_effect.py).
 from __future__ import annotations
 
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,6 +20,7 @@ import streamlit as st
 from bertviz_core.models import ModelInfo
 from bertviz_core.page_registry import PAGES
 from ui import (
+    at_low_priority,
     corpus_contextuality,
     corpus_digest,
     embed_corpus,
@@ -148,17 +148,11 @@ def warm_up(model: str, device: str) -> None:
     steps = [call for name in warm_steps() for call in WARM_STEPS[name](key, info)]
 
     def run_steps() -> None:
-        if sys.platform.startswith("linux"):  # elsewhere a thread id is no process id: left as it is
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
         for step in steps:
             wait_for_quiet()
             step()
 
-    # A fresh thread at the lowest CPU priority: torch's worker threads for its model runs are started by it
-    # and inherit that, so a visitor's page wins the two cores (the model itself loaded at normal priority).
-    worker = threading.Thread(target=run_steps, name="warm-up", daemon=True)
-    worker.start()
-    worker.join()
+    at_low_priority(run_steps)  # a visitor's page wins the two cores (the model itself loaded at normal priority)
     record("warm-up done")
 
 

@@ -93,3 +93,20 @@ def test_every_page_declares_its_warm_up_from_known_steps_and_every_step_serves_
     assert set(ui_warm.WARM_STEPS) <= declared, "a step no page needs"
     assert ui_warm.warm_steps() == [name for name in ui_warm.WARM_STEPS if name in declared]
 
+
+
+def test_a_large_corpus_runs_at_the_lowest_priority_and_hands_back_its_result_or_error() -> None:
+    import os
+    import sys
+
+    import ui
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("thread priorities are set on Linux only")
+    seen = ui.at_low_priority(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+    assert seen == 19 and os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < 19  # the caller's is kept
+    with pytest.raises(ValueError, match="refused"):
+        ui.at_low_priority(lambda: (_ for _ in ()).throw(ValueError("refused")))
+    small, large = ("a",) * (ui.LARGE_CORPUS - 1), ("a",) * ui.LARGE_CORPUS
+    run = lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())  # noqa: E731
+    assert ui._sized(small, run)() < 19 and ui._sized(large, run)() == 19
