@@ -309,36 +309,62 @@ def int_slider(label: str, low: int, high: int, value: int, key: str, container:
 LARGE_CORPUS = 500  # texts from which a corpus is encoded at the lowest CPU priority, so other visitors stay quick
 
 
-def at_low_priority(run: Callable[[], T]) -> T:
-    """``run()`` in a fresh thread at the lowest CPU priority, waited for; its result or its exception. Torch's
-    worker threads for the model runs are started by that thread and inherit its priority (a thread cannot
-    raise its own again without privileges, hence the fresh one), so while it runs another visitor's small
-    interaction wins the cores: the fairness goal of bench-load. The thread carries this page's context, so a
-    progress bar it moves still draws, and a closed tab still stops it."""
-    from streamlit.runtime.scriptrunner import add_script_run_ctx, get_script_run_ctx
+class Cancelled(Exception):
+    """Raised in a low-priority run at its next progress report once its page has stopped or rerun."""
 
+
+Progress = Callable[[int, int], None]
+
+
+def at_low_priority(run: Callable[[Progress], T], progress: Progress | None = None) -> T:
+    """``run(report)`` in a fresh thread at the lowest CPU priority, waited for; its result or its exception.
+    Torch's worker threads for the model runs are started by that thread and inherit its priority (a thread
+    cannot raise its own again without privileges, hence the fresh one), so while it runs another visitor's
+    small interaction wins the cores: the fairness goal of bench-load.
+
+    ``run`` calls ``report(done, total)`` as it goes; this thread, the page's, hands each new report to
+    ``progress`` (a progress bar). Streamlit stops or reruns a page only in its own thread, at such a call: then
+    ``report`` raises ``Cancelled`` in ``run`` at its next call, so a closed tab or a changed setting still
+    stops the work within one batch."""
     outcome: dict[str, Any] = {}
+    latest: list[tuple[int, int]] = []
+    cancel = threading.Event()
+
+    def report(done: int, total: int) -> None:
+        if cancel.is_set():
+            raise Cancelled
+        latest.append((done, total))
 
     def body() -> None:
         if sys.platform.startswith("linux"):  # elsewhere a thread id is no process id: left as it is
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
         try:
-            outcome["value"] = run()
-        except BaseException as err:  # noqa: BLE001 - handed to the caller's thread, which raises it
+            outcome["value"] = run(report)
+        except BaseException as err:  # noqa: BLE001 - handed to the page's thread, which raises it
             outcome["error"] = err
 
     worker = threading.Thread(target=body, name="low-priority", daemon=True)
-    add_script_run_ctx(worker, get_script_run_ctx(suppress_warning=True))
     worker.start()
-    worker.join()
+    shown = 0
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+            if progress is not None and len(latest) > shown:
+                shown = len(latest)
+                progress(*latest[-1])
+    except BaseException:
+        cancel.set()
+        raise
     if "error" in outcome:
         raise outcome["error"]
     return outcome["value"]
 
 
-def _sized(texts: tuple[str, ...], run: Callable[[], T]) -> Callable[[], T]:
-    """``run``, to be run at the lowest priority when ``texts`` is a large corpus (see ``at_low_priority``)."""
-    return (lambda: at_low_priority(run)) if len(texts) >= LARGE_CORPUS else run
+def _sized(texts: tuple[str, ...], run: Callable[[Progress | None], T],
+           progress: Progress | None) -> Callable[[], T]:
+    """``run`` as the shared store computes it: at the lowest priority when ``texts`` is a large corpus (see
+    ``at_low_priority``), else here, reporting to ``progress``."""
+    return (lambda: at_low_priority(run, progress)) if len(texts) >= LARGE_CORPUS else (lambda: run(progress))
 
 
 def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
@@ -349,7 +375,7 @@ def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
     function may not do, and a hit returns the arrays themselves, without a copy.
     """
     return shared(("embed", model_of(key), corpus_digest(texts)),
-                   _sized(texts, lambda: get_encoder(*key).embed(list(texts), progress=progress)))
+                   _sized(texts, lambda report: get_encoder(*key).embed(list(texts), progress=report), progress))
 
 
 def token_index(key: tuple[str, str], corpus_id: str, texts: tuple[str, ...],
@@ -358,8 +384,8 @@ def token_index(key: tuple[str, str], corpus_id: str, texts: tuple[str, ...],
     shared read-only by every session, within the shared store's byte budget."""
     from bertviz_core.token_index import token_index as build
 
-    return shared(("token index", model_of(key), corpus_id), _sized(texts, lambda: build(get_encoder(*key), texts,
-                                                                                        progress)))
+    return shared(("token index", model_of(key), corpus_id),
+                  _sized(texts, lambda report: build(get_encoder(*key), texts, report), progress))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -147,7 +147,7 @@ def warm_up(model: str, device: str) -> None:
         return  # the page that asked for the model shows why it cannot load
     steps = [call for name in warm_steps() for call in WARM_STEPS[name](key, info)]
 
-    def run_steps() -> None:
+    def run_steps(report: object) -> None:
         for step in steps:
             wait_for_quiet()
             step()

@@ -103,10 +103,39 @@ def test_a_large_corpus_runs_at_the_lowest_priority_and_hands_back_its_result_or
 
     if not sys.platform.startswith("linux"):
         pytest.skip("thread priorities are set on Linux only")
-    seen = ui.at_low_priority(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-    assert seen == 19 and os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < 19  # the caller's is kept
+    priority = lambda *_: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())  # noqa: E731
+    assert ui.at_low_priority(priority) == 19 and priority() < 19  # the caller's priority is kept
     with pytest.raises(ValueError, match="refused"):
-        ui.at_low_priority(lambda: (_ for _ in ()).throw(ValueError("refused")))
+        ui.at_low_priority(lambda report: (_ for _ in ()).throw(ValueError("refused")))
     small, large = ("a",) * (ui.LARGE_CORPUS - 1), ("a",) * ui.LARGE_CORPUS
-    run = lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())  # noqa: E731
-    assert ui._sized(small, run)() < 19 and ui._sized(large, run)() == 19
+    assert ui._sized(small, priority, None)() < 19 and ui._sized(large, priority, None)() == 19
+
+
+def test_a_low_priority_run_reports_progress_and_stops_when_its_page_stops() -> None:
+    import ui
+
+    batches: list[int] = []
+
+    def run(report) -> str:  # noqa: ANN001 - ui.Progress
+        for done in range(1, 51):
+            time.sleep(0.05)
+            batches.append(done)
+            report(done, 50)
+        return "done"
+
+    shown: list[tuple[int, int]] = []
+    assert ui.at_low_priority(run, lambda done, total: shown.append((done, total))) == "done"
+    assert shown[-1] == (50, 50) and shown == sorted(shown)
+
+    class Stopped(Exception):  # what Streamlit raises in the page's thread at a progress call once a tab closed
+        pass
+
+    def bar(done: int, total: int) -> None:
+        if done >= 5:
+            raise Stopped
+
+    batches.clear()
+    with pytest.raises(Stopped):
+        ui.at_low_priority(run, bar)
+    time.sleep(0.5)  # the run sees the stop at its next report
+    assert 5 <= len(batches) < 15
