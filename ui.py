@@ -30,6 +30,8 @@ from streamlit.runtime.pages_manager import PagesManager
 from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices, describe
 from bertviz_core.word_vectors import Occurrence, occurrences
 
+import ui_present
+
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
     from bertviz_core.attention import AttentionSummary
     from bertviz_core.encoder import Encoder
@@ -697,25 +699,23 @@ def presenting() -> bool:
 
 
 def presentation_style() -> None:
-    """Presentation mode's larger text (every size in Streamlit's CSS is relative to the root font)."""
-    if presenting():
-        st.html("<style>html { font-size: 22px; } [data-testid='stMainBlockContainer'] "
-                "{ padding-top: 3.5rem; max-width: 100%; }</style>")
+    """Presentation mode's larger text (every size in Streamlit's CSS is relative to the root font), tables
+    that scroll within the screen and multiselects that show all their tags (``ui_present.STYLE``); in both
+    modes columns wrap rather than squeeze a picker's choice (``ui_present.COLUMNS_STYLE``)."""
+    st.html(ui_present.COLUMNS_STYLE + (ui_present.STYLE if presenting() else ""))
 
 
-PRESENTATION_CHART_PX = 520  # chart height in presentation mode: one 1280 x 720 screen at 150 % zoom, with a title
-
-
-def chart(figure: Any, key: str, container: Any = None, fit: bool = True, **options: Any) -> Any:
+def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
     """Draw a plotly figure. Its camera button saves the picture (PNG or SVG, as chosen in the sidebar) at
-    the figure's own size with its title, so nothing is clipped; in presentation mode text is larger and,
-    with ``fit``, the chart fits one screen (a grid of fixed-size panels passes ``fit=False``).
+    the figure's own size with its title, so nothing is clipped. Long titles wrap and crowded tick labels
+    stand upright; in presentation mode text is larger and the chart fits one screen (``ui_present``).
     ``options`` go to ``st.plotly_chart`` (e.g. ``on_select``)."""
     layout = figure.layout
-    if presenting():
-        figure.update_layout(font=dict(size=17), title_font=dict(size=24))
-        if fit and (layout.height is None or layout.height > PRESENTATION_CHART_PX):
-            figure.update_layout(height=PRESENTATION_CHART_PX)
+    shown = presenting()
+    if shown:
+        ui_present.present(figure)
+    ui_present.wrap_title(figure, ui_present.TITLE_CHARS[shown], ui_present.TITLE_PX + 4 if shown else 20)
+    ui_present.level_ticks(figure)
     height, width = layout.height or 450, layout.width or 1100
     picture = st.session_state.get("picture_format", "png")
     config = {"toImageButtonOptions": {"format": picture, "filename": key, "height": height, "width": width,
@@ -729,7 +729,8 @@ def scatter_grid(panels: list[Any], cols: int, labels: list[str] | None, texts: 
     CSV (panel, text, label, x, y). The chart's toolbar saves it as PNG; in presentation mode text is larger."""
     import bertviz_core.figures as figures
 
-    spec, data = figures.pca_grid_spec(panels, cols, labels, texts, font_px=17 if presenting() else 12)
+    spec, data = figures.pca_grid_spec(panels, cols, labels, texts, font_px=17 if presenting() else 12,
+                                       height_px=ui_present.GRID_PX if presenting() else None)
     with st.container(key=key):  # the chart itself carries no key on the page
         st.vega_lite_chart(spec=spec, key=f"{key}_chart", width="stretch")
     panel_names = data["title"].astype(str).str.replace("\n", " · ")  # one line per panel name
