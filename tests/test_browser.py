@@ -631,32 +631,6 @@ def test_edited_sense_labels_travel_in_the_link(server: str, browser: Browser) -
     default.context.close()
 
 
-@pytest.mark.parametrize("present", [False, True], ids=["normal", "presentation"])
-def test_every_page_fits_1280_by_720_at_150_percent(server: str, browser: Browser, present: bool) -> None:
-    from bertviz_core.page_registry import PAGES
-
-    for entry in PAGES:
-        context = browser.new_context(viewport={"width": 853, "height": 480}, device_scale_factor=1.5)
-        page = context.new_page()
-        page.goto(f"{server}/{entry.url_path}" + ("?present=true" if present else ""))
-        wait_idle(page, settle_ms=1500)
-        overflow = page.evaluate("""() => { const main = document.querySelector('[data-testid=stMain]');
-            const edge = main.getBoundingClientRect().right + 1;
-            return {scroll: main.scrollWidth > main.clientWidth + 1, wide: Array.from(document.querySelectorAll(
-              '.js-plotly-plot, [data-testid=stVegaLiteChart], [data-testid=stTable], [data-testid=stButton], '
-              + '[data-testid=stDownloadButton]'))
-              .filter(e => e.getBoundingClientRect().right > edge).length}; }""")
-        assert overflow == {"scroll": False, "wide": 0}, (entry.url_path, overflow)
-        assert page.locator("[data-testid='stException']").count() == 0
-        if present:
-            assert page.locator("[data-testid=stSidebar][aria-expanded=true]").count() == 0
-            assert page.locator("[data-testid=stDownloadButton], [data-testid=stCode]").count() == 0
-            heights = page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).map("
-                                    "el => [el.layout.height, (el.layout.yaxis2 !== undefined)])")
-            assert all(h <= 520 or grid for h, grid in heights), (entry.url_path, heights)
-        context.close()
-
-
 def test_the_word_layer_curves_have_a_short_legend(server: str, browser: Browser) -> None:
     page = open_view(browser, f"{server}/word_similarity")
     wait_for_chart(page, "cosine per layer, every pair")
