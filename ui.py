@@ -6,9 +6,6 @@ are cached with bounded ``st.cache_data`` as numpy arrays and pandas frames.
 """
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import hashlib
 import io
 import os
 import re
@@ -17,7 +14,6 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
 
@@ -27,7 +23,10 @@ import pandas as pd
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
+from bertviz_core.lengths import Lengths
 from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices, describe
+from bertviz_core.store import ByteBoundedStore, cache_budget, spill_budget
+from bertviz_core.store import digest as corpus_digest
 from bertviz_core.word_vectors import Occurrence, occurrences
 
 import ui_present
@@ -204,9 +203,7 @@ def failed_models() -> cachetools.TTLCache:
 
 def _load_or_remember_failure(wanted: tuple[str, str]) -> None:
     """Load (or, for the bundled model, read the facts of) ``wanted``; ValueError, remembered, if it fails."""
-    failures = failed_models()
-    with _FAILURES_LOCK:
-        remembered = failures.get(wanted)
+    remembered = remembered_failure(wanted)
     if remembered is not None:
         raise ValueError(f"{remembered} (Not tried again for {FAILURE_MEMORY_S // 60} minutes after a failure.)")
     try:
@@ -216,11 +213,17 @@ def _load_or_remember_failure(wanted: tuple[str, str]) -> None:
             get_encoder(*wanted)  # loaded now, so a model that fails never becomes active
     except ValueError as err:
         with _FAILURES_LOCK:
-            failures[wanted] = str(err)
+            failed_models()[wanted] = str(err)
         raise
 
 
-def _show_in_picker(model: str, choices: list[str]) -> None:
+def remembered_failure(wanted: tuple[str, str]) -> str | None:
+    """Why (model, device) failed to load, while ``failed_models`` remembers it; None when it has not failed."""
+    with _FAILURES_LOCK:
+        return failed_models().get(wanted)
+
+
+def show_in_picker(model: str, choices: list[str]) -> None:
     """Set the model picker (before it is drawn) to ``model``: a listed choice, or a custom id or path."""
     if model in choices:
         st.session_state["model"] = model
@@ -237,7 +240,7 @@ def model_sidebar() -> None:
     choices = model_choices(allowed)
     failure = st.session_state.pop(FAILED_NOTE, None)
     if failure is not None:
-        _show_in_picker(model_key()[0], choices)
+        show_in_picker(model_key()[0], choices)
     choice = side.selectbox("Model", list(dict.fromkeys([*choices, CUSTOM])), key="model", bind="query-params",
                             help="The bundled model works offline. Hub models download on first use.")
     model = choice
@@ -294,101 +297,15 @@ def model_key() -> tuple[str, str]:
     return st.session_state.get(ACTIVE, (BUNDLED_MODEL, "auto"))
 
 
-def _arrays(value: Any) -> list[np.ndarray]:
-    """The numpy arrays in a result: a dict of arrays (a pooled corpus), a list of arrays (attention weights),
-    a list of Encodings (their hidden states and pooler outputs) or a token index (its vectors)."""
-    if hasattr(value, "vectors"):
-        return [value.vectors]
-    items = list(value.values() if isinstance(value, dict) else value)
-    return [a for item in items for a in ([item] if isinstance(item, np.ndarray) else [item.hidden_states, item.pooler])
-            if a is not None]
-
-
-def nbytes(value: Any) -> int:
-    """Bytes held by the numpy arrays in a result (see ``_arrays``)."""
-    return sum(array.nbytes for array in _arrays(value))
-
-
-class ByteBoundedStore:
-    """Results shared by every session, least recently used dropped first so their arrays stay within
-    ``budget`` bytes (cachetools' LRUCache sized by ``nbytes``). A result larger than the whole budget
-    is returned to its caller but not kept."""
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self._cache: cachetools.LRUCache = cachetools.LRUCache(maxsize=budget, getsizeof=nbytes)
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable) -> Any:
-        with self._lock:
-            return self._cache.get(key)
-
-    def put(self, key: Hashable, value: Any) -> bool:
-        """Keep ``value``; False when it alone exceeds the budget (then it is not kept)."""
-        with self._lock:
-            if nbytes(value) > self.budget:
-                return False
-            self._cache[key] = value
-            return True
-
-    @property
-    def used(self) -> int:
-        """Bytes of the results kept now."""
-        return int(self._cache.currsize)
-
-    def __len__(self) -> int:
-        return len(self._cache)
-
-
-def cache_budget() -> int:
-    """Bytes of arrays the shared result store may hold: BERTVIZ_CACHE_MB (MiB), default 1024."""
-    value = os.environ.get("BERTVIZ_CACHE_MB", "")
-    return (int(value) if value.isdigit() and int(value) > 0 else 1024) << 20
-
-
 @st.cache_resource
 def result_store() -> ByteBoundedStore:
-    """Pooled corpora and encodings of every session, within ``cache_budget()`` bytes."""
-    return ByteBoundedStore(cache_budget())
+    """Pooled corpora, encodings and token indexes of every session (see ``store.ByteBoundedStore``)."""
+    return ByteBoundedStore(cache_budget(), spill_budget())
 
 
-_ENTRY_LOCKS: dict[Hashable, threading.Lock] = {}
-_ENTRY_LOCKS_GUARD = threading.Lock()
-
-
-def _shared(entry: Hashable, compute: Callable[[], Any]) -> Any:
-    """``entry``'s result from the shared store, computed (and kept, if it fits) on a miss. Kept arrays are
-    read-only: every session gets the same ones, without a copy. One computation per entry at a time: a
-    session that asks while another (or the warm-up) computes it waits for that result."""
-    store = result_store()
-    value = store.get(entry)
-    if value is not None:
-        return value
-    with _ENTRY_LOCKS_GUARD:
-        lock = _ENTRY_LOCKS.setdefault(entry, threading.Lock())
-    with lock:
-        value = store.get(entry)
-        if value is None:
-            value = compute()
-            for array in _arrays(value):
-                array.flags.writeable = False
-            store.put(entry, value)
-            release_free_memory()
-    with _ENTRY_LOCKS_GUARD:
-        _ENTRY_LOCKS.pop(entry, None)
-    return value
-
-
-_LIBC = ctypes.CDLL(ctypes.util.find_library("c") or None)
-
-
-def release_free_memory() -> None:
-    """Hand memory the model run freed back to the system. glibc keeps freed heap pages of many
-    medium allocations (torch's activations) for reuse, so without this a server's memory only grows
-    with each large corpus, whatever the store keeps; ``malloc_trim`` is glibc's, a no-op elsewhere."""
-    trim = getattr(_LIBC, "malloc_trim", None)
-    if trim is not None:
-        trim(0)
+def shared(entry: Hashable, compute: Callable[[], Any]) -> Any:
+    """``entry``'s result from the store every session shares, computed on a miss (``get_or_compute``)."""
+    return result_store().get_or_compute(entry, compute)
 
 
 def encode_texts(key: tuple[str, str], texts: tuple[str, ...],
@@ -399,7 +316,7 @@ def encode_texts(key: tuple[str, str], texts: tuple[str, ...],
             return get_encoder(*key).encode(list(texts), None if text_pairs is None else list(text_pairs))
 
     pairs_id = None if text_pairs is None else corpus_digest(text_pairs)
-    return _shared(("encode", key, corpus_digest(texts), pairs_id), run)
+    return shared(("encode", key, corpus_digest(texts), pairs_id), run)
 
 
 def attention_weights(key: tuple[str, str], text: str, text_pair: str | None) -> np.ndarray:
@@ -408,7 +325,7 @@ def attention_weights(key: tuple[str, str], text: str, text_pair: str | None) ->
         with st.spinner("Running the model with eager attention…"):
             return get_encoder(*key).attentions([text], None if text_pair is None else [text_pair])
 
-    return _shared(("attention", key, corpus_digest((text, text_pair or "")), text_pair is None), run)[0]
+    return shared(("attention", key, corpus_digest((text, text_pair or "")), text_pair is None), run)[0]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -467,18 +384,6 @@ def int_slider(label: str, low: int, high: int, value: int, key: str, container:
     return int(where.slider(label, low, high, None if default == low else default, key=key, **options))
 
 
-def offer_model(model: str, label: str) -> None:
-    """A button that switches this session to ``model`` (through the sidebar's picker, so the URL follows),
-    or a note when this server's BERTVIZ_MODELS allowlist leaves it out."""
-    allowed = allowed_models()
-    if allowed is not None and model not in allowed:
-        st.caption(f"This server's operator has not listed {literal(model)} in BERTVIZ_MODELS, so it cannot be "
-                   "loaded here.")
-        return
-    st.button(label, on_click=_show_in_picker, args=(model, model_choices(allowed)),
-              type="primary")
-
-
 def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
                  progress: Callable[[int, int], None] | None = None) -> dict[str, np.ndarray]:
     """Pooled vectors of a corpus, {strategy: (n, layers, hidden)}, computed once and shared read-only.
@@ -486,7 +391,7 @@ def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
     Not an st.cache_* function: the model run reports progress to the page, which a cached
     function may not do, and a hit returns the arrays themselves, without a copy.
     """
-    return _shared(("embed", key, corpus_digest(texts)),
+    return shared(("embed", key, corpus_digest(texts)),
                    lambda: get_encoder(*key).embed(list(texts), progress=progress))
 
 
@@ -494,7 +399,7 @@ def token_index(key: tuple[str, str], corpus_id: str, texts: tuple[str, ...],
                 progress: Callable[[int, int], None] | None = None) -> TokenIndex:
     """``Encoder.token_index`` of a corpus (``corpus_id`` its digest), built once per (model, corpus) and
     shared read-only by every session, within the shared store's byte budget."""
-    return _shared(("token index", key, corpus_id), lambda: get_encoder(*key).token_index(texts, progress))
+    return shared(("token index", key, corpus_id), lambda: get_encoder(*key).token_index(texts, progress))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -525,11 +430,6 @@ def with_progress(label: str, run: Callable[[Callable[[int, int], None]], T]) ->
     return result
 
 
-def corpus_digest(texts: tuple[str, ...]) -> str:
-    """A short content hash of a corpus, to key cached results without hashing every text each time."""
-    return hashlib.sha256("\x1f".join(texts).encode("utf-8")).hexdigest()[:24]
-
-
 def word_occurrences(key: tuple[str, str], texts: tuple[str, ...], word: str, subword: str) -> list[Occurrence]:
     """Occurrences of ``word`` from the shared encodings: a new word or rule runs no model."""
     return _occurrences(key, corpus_digest(texts), word, subword, encode_texts(key, texts))
@@ -547,20 +447,16 @@ def tokenize_text(key: tuple[str, str], text: str, text_pair: str | None, pad_to
     return get_encoder(*key).tokenize(text, text_pair, pad_to)
 
 
-@dataclass(frozen=True)
-class Truncation:
-    """How many texts of a corpus lose tokens to the model's maximum length, how many in all, the most from one."""
-
-    texts: int
-    tokens: int
-    most: int
+@st.cache_data(max_entries=16, show_spinner="Counting tokens…")
+def corpus_lengths(key: tuple[str, str], corpus_id: str, _texts: tuple[str, ...]) -> Lengths:
+    """``Encoder.lengths`` of a corpus (tokenizing only, no model run), keyed by its digest ``corpus_id``."""
+    return Lengths.of(get_encoder(*key).lengths(list(_texts)))
 
 
-@st.cache_data(max_entries=16, show_spinner="Tokenizing…")
-def truncation(key: tuple[str, str], corpus_id: str, _texts: tuple[str, ...]) -> Truncation:
-    """``Encoder.dropped`` summed over a corpus (tokenizing only, no model run), keyed by its digest."""
-    dropped = get_encoder(*key).dropped(list(_texts))
-    return Truncation(sum(d > 0 for d in dropped), sum(dropped), max(dropped, default=0))
+def cut_warning(note: str | None) -> None:
+    """Show what truncation cut (``lengths.cut_note``), when it cut something."""
+    if note:
+        st.warning(note, icon="✂️")
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

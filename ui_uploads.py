@@ -9,7 +9,9 @@ from __future__ import annotations
 import streamlit as st
 
 from bertviz_core.corpora import Table, UploadedCorpus, UploadSummary, max_rows, read_table, upload_rows
-from ui import literal
+from bertviz_core.lengths import budget_note, token_budget
+from bertviz_core.page_registry import page
+from ui import corpus_digest, corpus_lengths, literal, model_key
 
 NO_LABELS = "(no labels)"
 SHOWN_LABELS = 12  # labels counted one by one in the summary; the others are summed
@@ -69,14 +71,28 @@ def show_pairs_summary(rows: int, used: int, key: str) -> None:
                        else "No row was left out."))
 
 
-def uploaded_corpus(key: str, with_labels: bool = True, min_texts: int = 1, why: str = "") -> UploadedCorpus | None:
-    """The corpus of a CSV uploaded through the uploader ``key``, after the user picks its columns (and, with
-    ``with_labels``, a label column), with its summary shown under the pickers (container ``{key}_summary``).
-    None when there is no usable file yet: the page then shows no corpus results, and this says why (an
-    invitation before a file, an error for a file that cannot be used, e.g. fewer than ``min_texts`` texts, with
-    ``why`` after the number: ", as …")."""
+def page_budget(url_path: str) -> int:
+    """The most tokens an upload may hold on the page at ``url_path`` (its ``token_budget``, or the server's)."""
+    return token_budget(page(url_path).token_budget)
+
+
+def over_budget(url_path: str, texts: tuple[str, ...], noun: str = "row") -> str | None:
+    """Why texts uploaded on the page at ``url_path`` are refused, counted in tokens before any model run
+    (``lengths.budget_note`` against the page's ``token_budget``); None when they fit."""
+    lengths = corpus_lengths(model_key(), corpus_digest(texts), texts)
+    return budget_note(lengths, page_budget(url_path), page(url_path).title, noun)
+
+
+def uploaded_corpus(key: str, url_path: str, with_labels: bool = True, min_texts: int = 1,
+                    why: str = "") -> UploadedCorpus | None:
+    """The corpus of a CSV uploaded through the uploader ``key`` on the page at ``url_path``, after the user picks
+    its columns (and, with ``with_labels``, a label column), with its summary shown under the pickers (container
+    ``{key}_summary``). None when there is no usable file yet: the page then shows no corpus results, and this
+    says why (an invitation before a file, an error for a file that cannot be used: fewer than ``min_texts``
+    texts, with ``why`` after the number: ", as …", or more tokens than the page's budget)."""
     what = "a text column and an optional label column" if with_labels else "a text column"
-    upload = st.file_uploader(f"CSV with {what} (up to {max_rows():,} rows)", type=["csv"], key=key)
+    upload = st.file_uploader(f"CSV with {what} (up to {max_rows():,} rows and {page_budget(url_path):,} tokens)",
+                              type=["csv"], key=key)
     if upload is None:
         st.info("Upload a CSV to use your own sentences: the results appear here once it is read. The built-in "
                 "corpus is one click away, above.", icon="📄")
@@ -107,6 +123,10 @@ def uploaded_corpus(key: str, with_labels: bool = True, min_texts: int = 1, why:
         count = "one sentence" if len(found.texts) == 1 else _count(len(found.texts), "sentence")
         refuse("Every row of the text column is empty." if not found.texts else
                f"The file has {count}; this page needs at least {min_texts:,}{why}.")
+        return None
+    over = over_budget(url_path, tuple(found.texts))
+    if over:
+        refuse(over)
         return None
     return found
 

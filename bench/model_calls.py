@@ -5,7 +5,8 @@
 Counts every forward pass (Encoder._forward, behind encode, embed and word_vectors) while AppTest
 drives each page of the page registry: its first render, then a series of setting changes. A page
 without an entry in CHANGES stops the bench, so a new page cannot be left out. tests/ asserts the
-same counts.
+same counts. Then the same for an upload whose results exceed the shared store's memory budget
+(BERTVIZ_CACHE_MB=1 here): kept memory-mapped from disk, they are not computed again on a setting change.
 """
 from __future__ import annotations
 
@@ -49,6 +50,16 @@ CHANGES = {  # page's URL path: [(widget kind, key, value), ...] settings that m
 # Pages that show their numbers only for a kind of model the bundled one is not: a tiny random one of that kind
 # is loaded first (its first render is counted, its setting changes must run no model).
 NEEDS_MLM_HEAD = {"masked_words"}
+# Uploads larger than a 1 MiB store (page file, source radio, uploader, CSV, setting changes): 40 rows give a
+# 2 MiB token index on Similar contexts and 3.4 MiB of pooled vectors on Task measures.
+ROWS = [f"Row {i} the boat drifted past the river bank at dawn while herons waited" for i in range(40)]
+BIG_UPLOADS = [
+    ("pages/similar_contexts.py", "sc_source", "sc_upload", "text\n" + "\n".join(ROWS),
+     [("slider", "sc_k", 5), ("slider", "sc_layer_left", 2), ("selectbox", "sc_metric", "dot product")]),
+    ("pages/task_measures.py", "tm_source", "tm_upload",
+     "text,label\n" + "\n".join(f"{row},{i % 2}" for i, row in enumerate(ROWS)),
+     [("radio", "tm_probe_score", "macro-F1"), ("multiselect", "tm_layers", [1, 2, 3])]),
+]
 
 
 def main() -> None:
@@ -61,12 +72,24 @@ def main() -> None:
         for entry in PAGES:
             model = mlm if entry.url_path in NEEDS_MLM_HEAD else None
             measure(entry.file, entry.title, CHANGES[entry.url_path], runs, model)
+        os.environ["BERTVIZ_CACHE_MB"] = "1"
+        import ui
+
+        ui.result_store.clear()
+        print("\nUploads larger than the store's memory budget (BERTVIZ_CACHE_MB=1, so kept on disk):")
+        for file, source, uploader, csv, changes in BIG_UPLOADS:
+            title = next(entry.title for entry in PAGES if entry.file == file)
+            upload = [("radio", source, "Upload a CSV"),
+                      ("file_uploader", uploader, ("big.csv", csv.encode(), "text/csv"))]
+            measure(file, f"{title} upload", changes, runs, first_steps=upload)
+        store = ui.result_store()
+        print(f"kept on disk: {store.on_disk / 2**20:.1f} MiB, over a memory budget of {store.budget / 2**20:.0f} MiB")
 
 
 def measure(file: str, title: str, changes: list[tuple[str, str, object]], runs: list[int],
-            model: str | None = None) -> None:
-    """Open ``file`` in AppTest (on ``model``, a local folder, when given), make ``changes`` one by one, and
-    print the model runs before and on them."""
+            model: str | None = None, first_steps: list[tuple[str, str, object]] = ()) -> None:
+    """Open ``file`` in AppTest (on ``model``, a local folder, when given), make ``first_steps`` (e.g. an upload,
+    counted with the first render), then ``changes`` one by one, and print the model runs before and on them."""
     runs.clear()
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     at.run()
@@ -74,6 +97,8 @@ def measure(file: str, title: str, changes: list[tuple[str, str, object]], runs:
         at.sidebar.selectbox(key="model").set_value("Custom id or path…").run()
         at.sidebar.text_input(key="custom_model").set_value(model).run()
     at.switch_page(file).run()
+    for kind, key, value in first_steps:
+        getattr(at, kind)(key=key).set_value(value).run()
     first = len(runs)
     for kind, key, value in changes:
         if kind == "session_state":  # a lazy tab: AppTest opens it through its key

@@ -48,14 +48,27 @@ def nearest_input_embeddings(enc: Encoder, text: str, top_k: int = 10) -> list[N
     hidden) with the highest cosine to the mask's hidden state (layers+1, hidden), at every layer.
     ``ValueError`` when the model has no mask the text uses, or its embeddings are narrower than its hidden
     states (ALBERT, ELECTRA: a projection lies between them, so they are in different spaces)."""
-    top_k = checks.whole_number(top_k, "top_k", 1, MAX_TOP_K)
     positions = enc.masks(text).positions
+    return nearest_to_states(enc, enc.encode([text])[0].hidden_states, positions, top_k)
+
+
+def nearest_to_states(enc: Encoder, hidden_states: np.ndarray, positions: list[int],
+                      top_k: int = 10) -> list[NearestEmbeddings]:
+    """``nearest_input_embeddings`` from a text's hidden states already computed, (layers+1, tokens, hidden),
+    and its masks' ``positions``: no model run, so a cached encoding serves any ``top_k``. ``ValueError`` for
+    states of another width, or a position past the text's tokens."""
+    top_k = checks.whole_number(top_k, "top_k", 1, MAX_TOP_K)
     table = enc.model.get_input_embeddings().weight.detach()  # (vocab, width)
     if table.shape[1] != enc.info.hidden_size:
         raise ValueError(f"This model's word embeddings are {table.shape[1]} wide and its hidden states "
                          f"{enc.info.hidden_size}: a projection lies between them, so a hidden state cannot be "
                          "compared with the embedding table.")
-    states = torch.from_numpy(enc.encode([text])[0].hidden_states[:, positions]).to(table.device)  # (L+1, m, H)
+    states = checks.numbers(hidden_states, "hidden_states", "(layers+1, tokens, hidden)")
+    if states.shape[2] != table.shape[1]:
+        raise ValueError(f"hidden_states are {states.shape[2]} wide; this model's are {table.shape[1]}: give the "
+                         "hidden states of the same model.")
+    positions = checks.indices(positions, "positions", states.shape[1])
+    states = torch.from_numpy(states[:, positions].astype(np.float32)).to(table.device)  # (layers+1, masks, hidden)
     with torch.inference_mode():
         unit = torch.nn.functional.normalize(table.float(), dim=-1)
         cosines = torch.nn.functional.normalize(states, dim=-1) @ unit.T  # (layers+1, masks, vocab)

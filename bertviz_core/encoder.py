@@ -170,10 +170,11 @@ class Encoder:
         frame.attrs["dropped"] = tok.dropped
         return frame
 
-    def dropped(self, texts: Sequence[str]) -> list[int]:
-        """How many tokens each text loses to truncation at ``info.max_length`` (no model run)."""
+    def lengths(self, texts: Sequence[str]) -> np.ndarray:
+        """(texts, 2) ints, tokenizing only (no model run): the tokens each text gives the model, its special
+        tokens included, after truncation at ``info.max_length``; and the tokens truncation drops."""
         texts = checks.texts(texts)
-        return [t.dropped for t in self._tokenize_many(texts)] if texts else []
+        return np.array([(len(t.ids), t.dropped) for t in self._tokenize_many(texts)], dtype=np.int64).reshape(-1, 2)
 
     def vocabulary(self) -> pd.DataFrame:
         """The whole vocabulary: id, token, kind (see ``bertviz_core.vocab``)."""

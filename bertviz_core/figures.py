@@ -352,17 +352,19 @@ def ranking_figure(names: Sequence[str], scores: Sequence[float], band: tuple[fl
     return go.Figure(dict(data=[bars], layout=layout))
 
 
-def guess_grid_figure(tokens: np.ndarray, probs: np.ndarray, title: str, marked_layer: int | None = None) -> go.Figure:
+def guess_grid_figure(tokens: np.ndarray, probs: np.ndarray, title: str, marked_layer: int | None = None,
+                      measure: str = "probability", rank_name: str = "guess") -> go.Figure:
     """The logit lens as a grid: a row per layer (0 = embeddings), the ``k`` best guesses across, each cell
     the guessed token coloured by its probability. ``tokens``, ``probs``: (layers+1, k); ``marked_layer``
-    gets a red outline."""
+    gets a red outline. The nearest input embeddings use it too: ``measure`` "cosine", ``rank_name`` "nearest"."""
     layers, k = probs.shape
     names = [layer_label(layer) for layer in range(layers)]
     words = np.vectorize(plain, otypes=[object])(tokens)
     heatmap = dict(type="heatmap", z=probs, x=[f"#{rank}" for rank in range(1, k + 1)], y=names, text=words,
                    texttemplate="%{text}", customdata=words, colorscale="Blues", zmin=0,
-                   colorbar=dict(title="probability", tickformat=".2~r"),
-                   hovertemplate="%{y} · guess %{x}: %{customdata}<br>probability %{z:.4f}<extra></extra>")
+                   colorbar=dict(title=measure, tickformat=".2~r"),
+                   hovertemplate=f"%{{y}} · {rank_name} %{{x}}: %{{customdata}}<br>{measure} %{{z:.4f}}"
+                                 "<extra></extra>")
     shapes = [] if marked_layer is None else [dict(type="rect", xref="paper", x0=0, x1=1, y0=marked_layer - 0.5,
                                                    y1=marked_layer + 0.5, line=dict(color="red", width=3))]
     layout = dict(title=dict(text=plain(title)), height=max(300, 30 * layers + 140), shapes=shapes,

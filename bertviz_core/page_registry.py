@@ -11,18 +11,27 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class PageEntry:
-    """One page: ``file`` relative to the project root, e.g. "pages/tokenization.py"."""
+    """One page: ``file`` relative to the project root, e.g. "pages/tokenization.py". ``token_budget``: the most
+    tokens an upload on the page may hold (see ``lengths.token_budget``), None for a page that takes none."""
 
     file: str
     title: str
     icon: str
     question: str
+    token_budget: int | None = None
 
     @property
     def url_path(self) -> str:
         """The page's path in the app's URLs: its file's stem, "" for the home page."""
         return "" if self is PAGES[0] else Path(self.file).stem
 
+
+# Token budgets of uploads, for two CPU cores and the bundled model. A token index keeps every token at every
+# layer (about 5 KB a token, float16): 200,000 tokens make a 1 GB index, built in about 40 s (bench-index built
+# 80,781 tokens in 15 s). Pooling keeps one vector per text and strategy, so its cost is the model run: 400,000
+# tokens take about a minute (bench-throughput: ~6,400 tokens/s).
+INDEX_TOKENS = 200_000
+POOLED_TOKENS = 400_000
 
 PAGES: tuple[PageEntry, ...] = (
     PageEntry("pages/overview.py", "Overview", "🏠", "What does this explorer show, and where do I start?"),
@@ -41,14 +50,15 @@ PAGES: tuple[PageEntry, ...] = (
               "senses apart best?"),
     PageEntry("pages/similar_contexts.py", "Similar contexts", "🔭",
               'Where else in a corpus does the model put "bank", at layer 1 and at the last layer, and how '
-              "contextual is each layer? Neighbour search, semantic search and self-similarity"),
+              "contextual is each layer? Neighbour search, semantic search and self-similarity",
+              token_budget=INDEX_TOKENS),
     PageEntry("pages/sentence_pooling.py", "Sentence pooling", "🧭",
               'Which vector is "the sentence embedding": [CLS], pooler, mean or max, and from which layer? '
-              "Measured by class separation"),
+              "Measured by class separation", token_budget=POOLED_TOKENS),
     PageEntry("pages/task_measures.py", "Task measures", "🎯",
               "Which layer and which pooling for my task? A classification probe beside the silhouette, the "
               "Spearman correlation with gold pair scores, and PCA, t-SNE and UMAP maps that say how faithful they "
-              "are"),
+              "are", token_budget=POOLED_TOKENS),
     PageEntry("pages/compare_sentences.py", "Compare sentences", "⚖️",
               'Why can "what is your age?" and "Today is monday" score 0.93 (bert-base-uncased, in a Q&A thread), '
               "and what does the loaded model give? Ranking, a random-pair baseline, centering and whitening"),

@@ -18,7 +18,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from bertviz_core.page_registry import PAGES  # noqa: E402
 
 HEIGHT = 1500  # viewport height, px, unless HEIGHTS says otherwise
-HEIGHTS = {"": 900, "word_similarity": 1700, "attention": 1600, "masked_words": 900, "similar_contexts": 2600, "task_measures": 1500}  # by URL path
+HEIGHTS = {"": 900, "word_similarity": 1700, "attention": 1600, "masked_words": 2100, "similar_contexts": 2600, "task_measures": 1500}  # by URL path
 SETTINGS = {"compare_sentences": "?cs_correct=whitening"}  # by URL path: a query string to open the page with
 
 

@@ -5,10 +5,12 @@ import streamlit as st
 from bertviz_core import figures, recipes
 from bertviz_core.attention import HEAD_STATISTICS, THUMBNAIL_TOKENS, mean_weights, statistic_grid, token_view
 from bertviz_core.corpora import TUTORIAL
+from bertviz_core.lengths import cut_note
 from ui import (
     attention_summary,
     attention_weights,
     chart,
+    cut_warning,
     download_csv,
     encoder,
     ensure_app_navigation,
@@ -51,9 +53,7 @@ pair = pair_text if pair_text.strip() else None
 if pair_text and pair is None:
     st.info("The second sentence is only spaces, so the text is shown alone.")
 tokens_in = or_stop(lambda: model_input(model_key(), text, pair))
-if tokens_in.dropped:
-    st.warning(f"The input is longer than the model's {info.max_length} tokens: {tokens_in.dropped:,} tokens were "
-               "dropped. The views show the first part.", icon="✂️")
+cut_warning(cut_note(info.max_length, [tokens_in.dropped], "pair" if pair else "text"))
 weights = attention_weights(model_key(), text, pair)  # (layers, heads, tokens, tokens)
 summary = attention_summary(model_key(), text, pair, weights)
 heads = weights.shape[1]

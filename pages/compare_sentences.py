@@ -5,10 +5,14 @@ import streamlit as st
 from bertviz_core import figures, recipes
 from bertviz_core.comparison import compare, pair_versus_alone, ranking
 from bertviz_core.corpora import news_topics
+from bertviz_core.lengths import cut_note
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.similarity import CORRECTIONS, METRICS
 from ui import (
     chart,
+    corpus_digest,
+    corpus_lengths,
+    cut_warning,
     download_csv,
     embed_corpus,
     encode_texts,
@@ -66,10 +70,8 @@ if skipped:
     st.caption(f"{skipped} empty line(s) ignored.")
 if len(set(texts)) < len(texts):
     st.caption("Some sentences appear more than once: duplicates score as identical (1.0 for cosine).")
-cut = [(i, d) for i, d in enumerate(loaded.dropped(list(texts))) if d]
-if cut:
-    st.warning("Truncated to the model's maximum of " f"{info.max_length} tokens: "
-               + ", ".join(f"sentence {i + 1} lost {d:,} tokens" for i, d in cut) + ".", icon="✂️")
+cut_warning(cut_note(info.max_length, corpus_lengths(model_key(), corpus_digest(texts), texts).dropped, "sentence",
+                     numbered=True))
 
 key = model_key()
 sentences = pooling.at(embed_corpus(key, texts)[strategy], layer)  # (n, hidden)

@@ -4,8 +4,10 @@ import streamlit as st
 
 from bertviz_core import figures, recipes, stats
 from bertviz_core.corpora import TUTORIAL
+from bertviz_core.lengths import cut_note
 from ui import (
     chart,
+    cut_warning,
     download_csv,
     encode_texts,
     encoder,
@@ -32,9 +34,7 @@ if not text.strip():
 states = encoding.hidden_states  # (layers+1, tokens, hidden)
 labels = [f"{i} · {t}" for i, t in enumerate(encoding.tokens)]
 st.caption(f"This text's hidden states: an array of shape **{tuple(states.shape)}** = (layers+1, tokens, hidden).")
-if encoding.dropped:
-    st.warning(f"The text is longer than the model's {info.max_length} tokens: {encoding.dropped} tokens "
-               "were dropped. Only the first part is shown.", icon="✂️")
+cut_warning(cut_note(info.max_length, [encoding.dropped]))
 
 @st.fragment
 def explore(states, labels: list[str], text: str) -> None:

@@ -1,13 +1,16 @@
-"""Masked words: what BERT was trained to guess for each [MASK], and the layer where it knows."""
+"""Masked words: what BERT was trained to guess for each [MASK], and the layer where it knows; for a model without
+the head (the bundled one), each [MASK]'s nearest input word embeddings by layer, named as such."""
 import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
+from bertviz_core.lengths import cut_note
 from bertviz_core.masked import MAX_TOP_K, NO_HEAD_REASON, mask_word, word_labels, words
 from bertviz_core.models import KNOWN_HUB_MODELS
 from ui import (
     active_info,
     chart,
+    cut_warning,
     download_csv,
     encoder,
     ensure_app_navigation,
@@ -17,34 +20,37 @@ from ui import (
     masks,
     model_input,
     model_key,
-    offer_model,
     or_stop,
     table,
     teaching_panel,
 )
+from ui_masked import nearest_embeddings, offer_model
 from ui_pickers import choose
 
 ensure_app_navigation()
+BERT = KNOWN_HUB_MODELS[0]
+PREPARE = (
+    "Once, on a machine that is online, download it to a folder (about 440 MB): `huggingface-cli download "
+    "bert-base-uncased --include '*.json' vocab.txt model.safetensors --local-dir ./bert-base-uncased`, "
+    "or in Python: `AutoModelForMaskedLM.from_pretrained('bert-base-uncased').save_pretrained('bert-base-uncased')` "
+    "and the same with `AutoTokenizer`. Copy the folder to the class machine and choose **Custom id or path…** "
+    "in the sidebar with its path. Or copy a Hugging Face cache that holds it (`~/.cache/huggingface` after "
+    "`huggingface-cli download bert-base-uncased`) and start the app with `HF_HOME` set to it: then the "
+    "switch button works offline."
+)
 
 st.title("🎭 Masked words")
 info = active_info()
 if not info.has_mlm_head:
-    teaching_panel(
-        "BERT was pre-trained by guessing hidden words: a masked-language-model head turns the hidden state of "
-        "each [MASK] into a probability for every word of the vocabulary.  \n"
-        "This page shows those guesses, and the layer where the model settles on its answer, for a model that "
-        "still has that head. The code shows how to ask the loader whether a checkpoint has it.",
-        recipes.missing_head(info),
-    )
     st.warning(literal(NO_HEAD_REASON.format(name=info.name)), icon="🎭")
     st.markdown(
-        "**bert-base-uncased** has the head: it is the model these tutorials use, with the same vocabulary as the "
-        "bundled model. It downloads once (about 440 MB) when this server is online; offline, the sidebar says "
-        "why it cannot load and keeps the current model."
+        f"**{BERT}** has the head: it is the model these tutorials use, with the same vocabulary as the bundled "
+        "model. It downloads once (about 440 MB) when this server is online; offline it cannot load, and the "
+        "current model stays. Below, what this model can show without the head."
     )
-    offer_model(KNOWN_HUB_MODELS[0], f"Switch to {KNOWN_HUB_MODELS[0]}")
-    st.stop()
-
+    offer_model(BERT, f"Switch to {BERT}")
+    with st.expander(f"Before class: prepare {BERT} for a server without internet"):
+        st.markdown(PREPARE)
 mask_token = encoder().mask_token
 MODES = ["Text with masks", "Mask a word"]
 mode = st.radio("Input", MODES, horizontal=True, key="mw_mode", bind="query-params",
@@ -53,6 +59,8 @@ hidden_by_position: dict[int, int] = {}
 if mode == MODES[0]:
     text = st.text_area("Text", f"The man went to the {mask_token} to buy milk.", key="mw_text",
                         bind="query-params", max_chars=50_000, height=80)
+    st.caption(literal(f"This model's mask is {mask_token}, written exactly so: each tokenizer has its own "
+                       "(BERT's [MASK], RoBERTa's <mask>)."))
 else:
     sentence = st.text_input("Sentence", "The man went to the store to buy milk.", key="mw_sentence",
                              bind="query-params", max_chars=50_000)
@@ -80,19 +88,60 @@ if not text.strip():
             f"“The man went to the {mask_token} to buy milk.”")
     st.stop()
 found = or_stop(lambda: masks(model_key(), text))
-if found.past_limit:
-    st.warning(f"{found.past_limit} of the masks lie past the model's {info.max_length}-token limit and are cut "
-               "off; the others are guessed.", icon="✂️")
+cut = cut_note(info.max_length, [model_input(model_key(), text, None).dropped])
+cut_warning(cut and cut + (f" {found.past_limit} of the masks lie there and are left out." if found.past_limit else ""))
 if found.miswritten:
     st.warning(f"{found.miswritten} mask{'s are' if found.miswritten > 1 else ' is'} not written {mask_token} in "
                "capitals, so the tokenizer reads them as ordinary pieces.", icon="🔤")
+c1, c2, c3 = st.columns([2, 3, 3])
+mask_names = [f"mask {m + 1} (token {position})" for m, position in enumerate(found.positions)]
+mask = choose(c1, "Mask", mask_names, 0, key="mw_mask", bind="query-params")
+named = mask_names[mask].capitalize()  # "Mask 2 (token 6)": the charts name the mask as its picker does
+k = c2.slider("Guesses shown (k)" if info.has_mlm_head else "Nearest embeddings shown (k)", 1, MAX_TOP_K, 10,
+              key="mw_k", bind="query-params")
+
+if not info.has_mlm_head:
+    try:
+        nearest = nearest_embeddings(model_key(), text)
+    except ValueError as err:  # ALBERT, ELECTRA: a projection lies between their embeddings and hidden states
+        st.info(f"{literal(str(err))} So this model has no offline view here; its other pages work.", icon="📐")
+        st.stop()
+    near = nearest[mask]
+    teaching_panel(
+        f"Not a guess: this model has no head to guess with. Each row compares the {mask_token}'s hidden state "
+        "after one layer with every row of the model's input word-embedding table (the vectors it reads words in "
+        f"as) and shows the {k} nearest by cosine.  \n"
+        "Row 0, the embedding layer's output (the mask's word embedding plus its position's), mostly points at the "
+        "mask itself; where later rows turn to words that fit the gap, the layers have written context there.",
+        recipes.nearest_embeddings(info, text, mask, k),
+    )
+    st.subheader(f"Nearest input word embeddings to each {mask_token}, layer by layer")
+    chart(figures.guess_grid_figure(near.top_tokens[:, :k], near.cosines[:, :k],
+                                    f"{named}: the {k} nearest input word embeddings (cosine) by layer, "
+                                    "not the head's guesses", measure="cosine", rank_name="nearest"),
+          key="mw_nearest")
+    st.caption(f"Row L: the nearest input word embeddings (cosine) to the {literal(mask_token)}'s hidden state "
+               "after layer L — not the pre-training head's guesses, which this model lacks. Row 0 is the "
+               "embedding layer's output, before any attention.")
+    item = model_input(model_key(), text, None)
+    by_position = dict(zip(found.positions, mask_names))
+    left, right = st.columns([2, 3])
+    with left:
+        st.markdown(f"**How the text is tokenised** ({len(item.tokens)} tokens; each mask is one token, "
+                    f"{literal(mask_token)})")
+        table(pd.DataFrame({"position": range(len(item.tokens)), "token": item.tokens, "id": item.ids,
+                            "mask": [by_position.get(p, "") for p in range(len(item.tokens))]}),
+              key="mw_tokens", height=400)
+    with right:
+        st.markdown(f"**{literal(named)}: the {k} nearest input word embeddings after each layer**")
+        table(near.table(k), key="mw_nearest_table", height=400)
+    download_csv(pd.concat([one.table(k).assign(mask=m + 1) for m, one in enumerate(nearest)]),
+                 "Download every mask's nearest input embeddings (CSV)", "nearest_input_embeddings.csv",
+                 "mw_nearest_csv")
+    st.stop()
+
 hidden_ids = tuple(hidden_by_position.get(position) for position in found.positions)
 lenses = or_stop(lambda: masked_lens(model_key(), text, hidden_ids), icon="⚠️")  # a head that cannot be read
-
-c1, c2, c3 = st.columns([2, 3, 3])
-mask_names = [f"mask {m + 1} (token {one.position})" for m, one in enumerate(lenses)]
-mask = choose(c1, "Mask", mask_names, 0, key="mw_mask", bind="query-params")
-k = c2.slider("Guesses shown (k)", 1, MAX_TOP_K, 10, key="mw_k", bind="query-params")
 layer = int_slider("Layer (0 = embeddings)", 0, info.num_layers, info.num_layers, key="mw_layer", container=c3,
                    bind="query-params")
 lens = lenses[mask]
@@ -109,7 +158,6 @@ filled = " · ".join(f"mask {m + 1}: **{literal(one.top_tokens[-1, 0])}**" for m
 st.markdown(f"Top guess for each mask — {filled}")
 guesses = lens.predictions(k)
 left, right = st.columns(2)
-named = mask_names[mask].capitalize()  # "Mask 2 (token 6)": the charts name the mask as its picker does
 chart(figures.ranking_figure(guesses["token"], guesses["probability"], None,
                              f"{named}: the {k} best guesses (last layer)"), key="mw_guesses", container=left)
 with right:

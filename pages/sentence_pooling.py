@@ -4,6 +4,7 @@ import streamlit as st
 
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import news_topics
+from bertviz_core.lengths import cut_note
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.pooling_grid import (
     Cell,
@@ -17,18 +18,19 @@ from bertviz_core.pooling_grid import (
 from ui import (
     chart,
     corpus_digest,
+    corpus_lengths,
+    cut_warning,
     download_csv,
     download_npy,
     embed_corpus,
     encoder,
     ensure_app_navigation,
     model_key,
-    presenting,
     pooling_cell,
+    presenting,
     scatter_grid,
     score_grid_view,
     teaching_panel,
-    truncation,
     with_progress,
 )
 from ui_uploads import uploaded_corpus
@@ -45,18 +47,14 @@ st.title("🧭 Sentence pooling")
 source = st.radio("Corpus", [BUILT_IN, UPLOAD], horizontal=True, key="sp_source", bind="query-params")
 texts, labels = list(news_topics()["text"]), list(news_topics()["label"])
 if source == UPLOAD:
-    uploaded = uploaded_corpus("sp_upload")
+    uploaded = uploaded_corpus("sp_upload", "sentence_pooling")
     if uploaded is None:
         st.stop()  # no corpus results until a file can be used
     texts, labels = uploaded.texts, uploaded.labels
 
 available = supported_strategies(info.has_pooler)
 key, corpus_id = model_key(), corpus_digest(tuple(texts))
-truncated = truncation(key, corpus_id, tuple(texts))
-if truncated.texts:
-    st.warning(f"{truncated.texts:,} text(s) are longer than the model's {info.max_length} tokens and were cut "
-               f"to fit ({truncated.tokens:,} tokens dropped in all, at most {truncated.most:,} from one text). "
-               "Their vectors describe only their first part.", icon="✂️")
+cut_warning(cut_note(info.max_length, corpus_lengths(key, corpus_id, tuple(texts)).dropped))
 pooled = with_progress("Encoding", lambda progress: embed_corpus(key, tuple(texts), progress))
 label_check = check_labels(labels)
 for level, message in label_check.messages:

@@ -5,6 +5,7 @@ from bertviz_core import figures, recipes
 from bertviz_core.corpora import TUTORIAL, reference_corpus
 from bertviz_core.corpora.tutorial import query_token
 from bertviz_core.figures import layer_label
+from bertviz_core.lengths import cut_note
 from bertviz_core.neighbours import (
     MIN_CONTEXTS,
     in_context,
@@ -20,6 +21,8 @@ from ui import (
     chart,
     corpus_contextuality,
     corpus_digest,
+    corpus_lengths,
+    cut_warning,
     download_csv,
     embed_corpus,
     encode_texts,
@@ -50,17 +53,23 @@ st.title("🔭 Similar contexts")
 source = st.radio("Corpus", [BUILT_IN, UPLOAD], horizontal=True, key="sc_source", bind="query-params")
 texts, corpus_code = reference_corpus(), recipes.BUILT_IN_CORPUS
 if source == UPLOAD:
-    uploaded = uploaded_corpus("sc_upload", with_labels=False, min_texts=2,
+    uploaded = uploaded_corpus("sc_upload", "similar_contexts", with_labels=False, min_texts=2,
                                why=" (other contexts, and the random-pair baseline, need two sentences or more)")
     if uploaded is None:
         st.stop()  # no corpus results until a file can be used
     texts, corpus_code = tuple(uploaded.texts), "texts = [...]   # your CSV's text column, empty rows left out\n"
 corpus_id = corpus_digest(texts)
+cut_warning(cut_note(info.max_length, corpus_lengths(model_key(), corpus_id, texts).dropped, "corpus sentence"))
 sentence = st.text_input("Your sentence", TUTORIAL, key="sc_text", bind="query-params", max_chars=5_000)
 if not sentence.strip():
     st.info("Type a sentence above, then pick one of its tokens: the corpus shows where else the model puts it.")
     st.stop()
 query_input = or_stop(lambda: model_input(model_key(), sentence, None))
+cut_warning(cut_note(info.max_length, [query_input.dropped], "sentence"))
+if all(query_input.special):
+    st.info("Your sentence gives no token but the markers the tokenizer adds: it holds only characters the "
+            "tokenizer drops (e.g. zero-width or control characters). Type a sentence with words.", icon="✋")
+    st.stop()
 labels = figures.token_labels(query_input.tokens)
 token = choose(st, "Token", labels, query_token(query_input.tokens), key="sc_token", bind="query-params",
                help="Starts on the text's second “bank”, as in the tutorial, or its first word.")

@@ -5,6 +5,7 @@ import streamlit as st
 
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import news_topics, sentence_pairs
+from bertviz_core.lengths import cut_note
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.pooling_grid import Cell, check_labels, grid_cells, silhouette_grid
 from bertviz_core.projection import PROJECTIONS, TRUST_NEIGHBOURS
@@ -21,7 +22,9 @@ from bertviz_core.task_measures import (
 )
 from ui import (
     corpus_digest,
+    corpus_lengths,
     correlation_scores,
+    cut_warning,
     download_csv,
     embed_corpus,
     encoder,
@@ -37,7 +40,7 @@ from ui import (
     teaching_panel,
     with_progress,
 )
-from ui_uploads import show_pairs_summary, uploaded_corpus
+from ui_uploads import over_budget, page_budget, refuse, show_pairs_summary, uploaded_corpus
 
 ensure_app_navigation()
 
@@ -69,9 +72,11 @@ source = st.radio("Labelled corpus (the probe and the maps)", [BUILT_IN, UPLOAD]
 corpus = news_topics()
 texts, labels, corpus_code = list(corpus["text"]), list(corpus["label"]), recipes.NEWS_TOPICS_CODE
 if source == UPLOAD:  # until a file can be used, the probe and the maps show nothing (the pairs do not use it)
-    uploaded = uploaded_corpus("tm_upload")
+    uploaded = uploaded_corpus("tm_upload", "task_measures")
     texts, labels = (uploaded.texts, uploaded.labels) if uploaded is not None else (None, None)
     corpus_code = recipes.UPLOADED_CODE
+if texts is not None:
+    cut_warning(cut_note(info.max_length, corpus_lengths(key, corpus_digest(tuple(texts)), tuple(texts)).dropped))
 probe_tab, pairs_tab, maps_tab = st.tabs(TABS, key="tm_tab", bind="query-params", on_change="rerun")
 
 
@@ -135,7 +140,8 @@ with pairs_tab:
                           bind="query-params")
         frame, pairs_code = sentence_pairs(), recipes.BUILT_IN_PAIRS_CODE
         if pairs_source == UPLOAD:
-            upload = st.file_uploader("CSV with the columns sentence1, sentence2, score", type=["csv"],
+            upload = st.file_uploader("CSV with the columns sentence1, sentence2, score (up to "
+                                      f"{page_budget('task_measures'):,} tokens, both sentences counted)", type=["csv"],
                                       key="tm_pairs_upload")
             if upload is None:
                 st.info("Upload scored pairs to use your own: the correlations appear here once the file is read. "
@@ -146,6 +152,13 @@ with pairs_tab:
         pairs = or_stop(lambda: check_pairs(frame), icon="📄")
         if pairs_source == UPLOAD:
             show_pairs_summary(len(frame), len(pairs), "tm_pairs_summary")
+            over = over_budget("task_measures", (*pairs["sentence1"], *pairs["sentence2"]), "sentence")
+            if over:
+                refuse(over)
+                st.stop()
+        for column, noun in (("sentence1", "first sentence"), ("sentence2", "second sentence")):
+            texts_of = tuple(pairs[column])
+            cut_warning(cut_note(info.max_length, corpus_lengths(key, corpus_digest(texts_of), texts_of).dropped, noun))
         pairs_id = corpus_digest(tuple(pairs["sentence1"]) + tuple(pairs["sentence2"]) + tuple(map(str, pairs["score"])))
         first = with_progress("Encoding the first sentences",
                               lambda progress: embed_corpus(key, tuple(pairs["sentence1"]), progress))

@@ -6,9 +6,11 @@ import streamlit as st
 
 from bertviz_core import recipes
 from bertviz_core.corpora import TUTORIAL
+from bertviz_core.lengths import cut_note
 from bertviz_core.tokens import annotate_tokens, highlight_html, token_scheme, unknown_characters
 from bertviz_core.vocab import kind_counts, search_vocabulary
 from ui import (
+    cut_warning,
     download_csv,
     encoder,
     ensure_app_navigation,
@@ -64,10 +66,7 @@ cols[4].metric("Dropped by truncation", dropped)
 
 if not text.strip() and not pair:
     st.info("The text is empty, so only the special tokens [CLS] and [SEP] remain. Type a sentence above.")
-if dropped:
-    st.warning(f"The input is longer than this model's maximum of {info.max_length} tokens: "
-               f"**{dropped} tokens were dropped** from the end before [SEP]. Only what is shown reaches the model.",
-               icon="✂️")
+cut_warning(cut_note(info.max_length, [dropped], "pair" if pair else "text"))
 if unknown:
     st.warning(f"{len(unknown)} piece(s) of the text are not in the vocabulary and became "
                f"{loaded.tokenizer.unk_token}:", icon="❓")

@@ -5,6 +5,7 @@ import streamlit as st
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import TUTORIAL, known_senses, preset_of, word_presets
 from bertviz_core.corpora.tutorial import TUTORIAL_STRATEGY, tutorial_comparison
+from bertviz_core.lengths import cut_note
 from bertviz_core.models import BUNDLED_MODEL_NOTE
 from bertviz_core.similarity import (
     METRICS,
@@ -27,6 +28,7 @@ from bertviz_core.word_vectors import (
 from ui import (
     chart,
     corpus_digest,
+    cut_warning,
     download_csv,
     encode_texts,
     encoder,
@@ -95,10 +97,8 @@ if len(found) < 2:
                f"{literal(searched)}; at least two occurrences are needed. Words that are present: {literal(hint)}.",
                icon="🔍")
     st.stop()
-dropped = sum(e.dropped for e in encode_texts(model_key(), texts))
-if dropped:
-    st.warning(f"{dropped} tokens beyond the model's {info.max_length}-token limit were dropped; "
-               "occurrences there are not shown.", icon="✂️")
+cut = cut_note(info.max_length, [e.dropped for e in encode_texts(model_key(), texts)], "text", numbered=True)
+cut_warning(cut and cut + " Occurrences in a cut part are not shown.")
 
 names = [f"{k}: {o.context}" for k, o in enumerate(found)]
 numbers = [str(k) for k in range(len(found))]  # chart labels; the key names them

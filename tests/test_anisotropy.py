@@ -77,7 +77,7 @@ def test_pair_encoding_equals_plain_transformers(bundled: Encoder) -> None:
     np.testing.assert_allclose(pair.pooler, out.pooler_output[0].numpy(), atol=1e-5)
     with pytest.raises(ValueError, match="one pair per text"):
         bundled.encode(["a", "b"], ["c"])
-    assert bundled.dropped(["short", "word " * 600]) == [0, 90]
+    assert bundled.lengths(["short", "word " * 600]).tolist() == [[3, 0], [512, 90]]
 
 
 def test_baseline_band_share_below_and_verdict() -> None:

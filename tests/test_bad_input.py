@@ -41,6 +41,15 @@ def upload(data: bytes) -> Callable[[AppTest], object]:
     return act
 
 
+def upload_pairs(data: bytes) -> Callable[[AppTest], object]:
+    def act(at: AppTest) -> None:
+        at.session_state["tm_tab"] = "Similarity correlation"  # a lazy tab: AppTest opens it through its key
+        at.run()
+        at.radio(key="tm_pairs_source").set_value("Upload a CSV").run()
+        at.file_uploader(key="tm_pairs_upload").set_value(("pairs.csv", data, "text/csv")).run()
+    return act
+
+
 def vocabulary_regex(pattern: str) -> Callable[[AppTest], object]:
     def act(at: AppTest) -> None:
         open_vocabulary(at)
@@ -87,8 +96,12 @@ CASES: dict[str, Case] = {
     "compare empty": Case(CS, text("cs_texts", ""), "Enter a few sentences"),
     "compare one sentence": Case(CS, text("cs_texts", "Only this one."), "at least two sentences"),
     "compare duplicates": Case(CS, text("cs_texts", "Same.\nSame."), "more than once"),
-    "compare 10k chars": Case(CS, text("cs_texts", "Short one.\n" + LONG), "lost 1,490 tokens"),
+    "compare 10k chars": Case(CS, text("cs_texts", "Short one.\n" + LONG), "1,490 tokens dropped in all"),
     "compare odd scripts": Case(CS, text("cs_texts", "\n".join(ODD.values())), None),
+    "similar contexts, zero-width only": Case("pages/similar_contexts.py", text("sc_text", "\u200b\u200d\ufeff",
+                                                                              area=False), "no token but the markers"),
+    "pairs file with sentence1 and Sentence1": Case("pages/task_measures.py", upload_pairs(
+        b"sentence1,Sentence1,sentence2,score\na,b,c,1\nd,e,f,2\n"), "more than one column named sentence1"),
     "model id that does not exist": Case(TOK, model("no-such-org/no-such-model-xyz"), "Could not load model"),
     "local path that is not a model": Case(TOK, model("/tmp"), "not a model directory"),
 }

@@ -64,6 +64,6 @@ def test_empty_lines_duplicates_and_a_huge_sentence() -> None:
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
     assert "1 empty line(s) ignored" in captions and "more than once" in captions
-    assert "sentence 3 lost 1,490 tokens" in at.warning[0].value
+    assert "1 of the 3 sentences is longer" in at.warning[0].value and "by sentence: 3 (1,490)" in at.warning[0].value
     matrix = plotly_array(chart(at, "cs_raw")["data"][0]["z"])
     assert matrix.shape == (3, 3) and matrix[0, 1] == pytest.approx(1.0)

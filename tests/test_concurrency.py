@@ -47,16 +47,17 @@ def test_mixed_calls_from_many_threads_equal_serial_results(bundled: Encoder) ->
 def test_the_shared_store_keeps_its_arrays_within_the_byte_budget(bundled: Encoder,
                                                                      monkeypatch) -> None:  # noqa: ANN001
     import ui
+    from bertviz_core.store import ByteBoundedStore, nbytes
 
-    store = ui.ByteBoundedStore(budget=1000)
+    store = ByteBoundedStore(budget=1000)
     for i in range(10):
-        assert store.put(i, {"x": np.zeros(30, dtype=np.float32)})  # 120 bytes each
+        assert store.put(i, {"x": np.zeros(30, dtype=np.float32)}) is not None  # 120 bytes each
     assert store.used == 960 and len(store) == 8 and store.get(0) is None and store.get(9) is not None
-    assert not store.put("huge", {"x": np.zeros(300, dtype=np.float32)}) and store.get("huge") is None
+    assert store.put("huge", {"x": np.zeros(300, dtype=np.float32)}) is None and store.get("huge") is None  # no disk
 
     corpus = tuple(f"corpus sentence number {i}" for i in range(3))
     one = bundled.embed(list(corpus))
-    assert ui.nbytes(one) == sum(a.nbytes for a in one.values())
+    assert nbytes(one) == sum(a.nbytes for a in one.values())
     monkeypatch.setenv("BERTVIZ_CACHE_MB", "1")
     ui.result_store.clear()  # a fresh, empty process-wide store for this test, with a 1 MiB budget
     assert ui.result_store().budget == 1 << 20
@@ -64,7 +65,7 @@ def test_the_shared_store_keeps_its_arrays_within_the_byte_budget(bundled: Encod
     for i in range(40):  # forty visitors, forty different corpora of about 0.1 MiB each
         ui.embed_corpus(key, tuple(f"corpus {i}: {t}" for t in corpus))
     assert 0 < ui.result_store().used <= ui.result_store().budget
-    assert len(ui.result_store()) == (1 << 20) // ui.nbytes(one)
+    assert len(ui.result_store()) == (1 << 20) // nbytes(one)
     ui.result_store.clear()
 
 

@@ -38,6 +38,7 @@ from bertviz_core import checks as ck
 from bertviz_core import comparison as cmp
 from bertviz_core import embedding_lens as el
 from bertviz_core import encoding as enc
+from bertviz_core import lengths as ln
 from bertviz_core import masked as mk
 from bertviz_core import models as mdl
 from bertviz_core import neighbours as nb
@@ -47,6 +48,7 @@ from bertviz_core import pooling_grid as pg
 from bertviz_core import projection as prj
 from bertviz_core import similarity as sim
 from bertviz_core import stats as st
+from bertviz_core import store as sto
 from bertviz_core import task_measures as tm
 from bertviz_core import tokens as tk
 from bertviz_core import uncertainty as unc
@@ -90,11 +92,11 @@ CASES: dict[str, Case] = {
     "Encoder.tokenize: pad_to 10**9": Case(lambda c: c.b.tokenize("a b", pad_to=10**9)),
     "Encoder.tokenize: pad_to NaN": Case(lambda c: c.b.tokenize("a b", pad_to=NaN)),
     "Encoder.tokenize: empty text": Case(lambda c: c.b.tokenize(""), OK),
-    "Encoder.dropped: None": Case(lambda c: c.b.dropped(None)),
-    "Encoder.dropped: a string": Case(lambda c: c.b.dropped("a text")),
-    "Encoder.dropped: a number": Case(lambda c: c.b.dropped(5)),
-    "Encoder.dropped: [None]": Case(lambda c: c.b.dropped([None])),
-    "Encoder.dropped: no texts": Case(lambda c: c.b.dropped([]), OK),
+    "Encoder.lengths: None": Case(lambda c: c.b.lengths(None)),
+    "Encoder.lengths: a string": Case(lambda c: c.b.lengths("a text")),
+    "Encoder.lengths: a number": Case(lambda c: c.b.lengths(5)),
+    "Encoder.lengths: [None]": Case(lambda c: c.b.lengths([None])),
+    "Encoder.lengths: no texts": Case(lambda c: c.b.lengths([]), OK),
     "Encoder.encode: None": Case(lambda c: c.b.encode(None)),
     "Encoder.encode: a string": Case(lambda c: c.b.encode("a text")),
     "Encoder.encode: [None]": Case(lambda c: c.b.encode([None])),
@@ -155,6 +157,19 @@ CASES: dict[str, Case] = {
     "embedding_lens.nearest_input_embeddings: top_k 0": Case(lambda c: el.nearest_input_embeddings(c.b, MASKED, 0)),
     "embedding_lens.nearest_input_embeddings: the bundled model": Case(
         lambda c: el.nearest_input_embeddings(c.b, MASKED), OK),
+    "embedding_lens.nearest_to_states: states None": Case(lambda c: el.nearest_to_states(c.b, None, [1])),
+    "embedding_lens.nearest_to_states: two axes": Case(lambda c: el.nearest_to_states(c.b, np.zeros((7, 384)), [1])),
+    "embedding_lens.nearest_to_states: another width": Case(
+        lambda c: el.nearest_to_states(c.b, np.ones((7, 5, 32)), [1])),
+    "embedding_lens.nearest_to_states: NaN": Case(lambda c: el.nearest_to_states(c.b, np.full((7, 5, 384), NaN), [1])),
+    "embedding_lens.nearest_to_states: position past the tokens": Case(
+        lambda c: el.nearest_to_states(c.b, np.ones((7, 5, 384)), [5])),
+    "embedding_lens.nearest_to_states: position 1.5": Case(
+        lambda c: el.nearest_to_states(c.b, np.ones((7, 5, 384)), [1.5])),
+    "embedding_lens.nearest_to_states: top_k 0": Case(
+        lambda c: el.nearest_to_states(c.b, np.ones((7, 5, 384)), [1], 0)),
+    "embedding_lens.nearest_to_states: float64 states": Case(
+        lambda c: el.nearest_to_states(c.b, np.ones((7, 5, 384)), [1, 2]), OK),
     "Encoder.fill_mask: None": Case(lambda c: c.m.fill_mask(None)),
     "Encoder.fill_mask: top_k 2.5": Case(lambda c: c.m.fill_mask(MASKED, 2.5)),
     "Encoder.fill_mask: top_k True": Case(lambda c: c.m.fill_mask(MASKED, True)),
@@ -355,6 +370,28 @@ CASES: dict[str, Case] = {
     "neighbours.word_contextuality: word None": Case(lambda c: nb.word_contextuality(c.index, None, c.context)),
     "neighbours.word_contextuality: corpus None": Case(lambda c: nb.word_contextuality(c.index, "bank", None)),
     # page registry
+    "lengths.cut_note: dropped None": Case(lambda c: ln.cut_note(512, None)),
+    "lengths.cut_note: a negative count": Case(lambda c: ln.cut_note(512, [-1])),
+    "lengths.cut_note: a fractional count": Case(lambda c: ln.cut_note(512, [1.5])),
+    "lengths.cut_note: max_length 0": Case(lambda c: ln.cut_note(0, [1])),
+    "lengths.cut_note: nothing cut": Case(lambda c: ln.cut_note(512, [0, 0]), OK),
+    "lengths.budget_note: lengths None": Case(lambda c: ln.budget_note(None, 10, "Page")),
+    "lengths.budget_note: budget NaN": Case(lambda c: ln.budget_note(ln.Lengths.of([[3, 0]]), NaN, "Page")),
+    "lengths.budget_note: budget 0": Case(lambda c: ln.budget_note(ln.Lengths.of([[3, 0]]), 0, "Page")),
+    "lengths.budget_note: Lengths.of one column": Case(lambda c: ln.Lengths.of([[3], [4]])),
+    "lengths.budget_note: Lengths.of a negative count": Case(lambda c: ln.Lengths.of([[3, -1]])),
+    "lengths.budget_note: Lengths.of NaN": Case(lambda c: ln.Lengths.of([[NaN, 0]])),
+    "lengths.token_budget: a string": Case(lambda c: ln.token_budget("many")),
+    "lengths.token_budget: None": Case(lambda c: ln.token_budget(None)),
+    "store.map_arrays: None": Case(lambda c: sto.map_arrays(None, np.asarray)),
+    "store.map_arrays: a list of strings": Case(lambda c: sto.map_arrays(["a"], np.asarray)),
+    "store.arrays: a number": Case(lambda c: sto.arrays(5)),
+    "store.nbytes: a dict of strings": Case(lambda c: sto.nbytes({"a": "b"})),
+    "store.to_disk: None": Case(lambda c: sto.to_disk(None, "/tmp")),
+    "store.to_disk: an empty array": Case(lambda c: sto.to_disk(np.zeros((0, 3)), "/tmp"), OK),
+    "store.digest: None": Case(lambda c: sto.digest(None)),
+    "store.digest: one string": Case(lambda c: sto.digest("a text")),
+    "store.digest: no texts": Case(lambda c: sto.digest([]), OK),
     "page_registry.page: None": Case(lambda c: pr.page(None)),
     "page_registry.page: unknown": Case(lambda c: pr.page("nope")),
     "page_registry.page: a number": Case(lambda c: pr.page(3)),
@@ -591,6 +628,8 @@ CASES: dict[str, Case] = {
 
 # Public functions without a case, and why none is needed.
 EXEMPT: dict[str, str] = {
+    **{f"store.{name}": "takes no argument: it reads the server's settings or hands freed memory back"
+       for name in ("cache_budget", "spill_budget", "spill_folder", "release_free_memory")},
     **{f"figures.{name}": "draws the (checked) output of the functions above; it computes no number"
        for name in ("plain", "plains", "hover_texts", "layer_label", "histogram_figure", "layer_distributions_figure",
                     "heatmap_figure", "token_labels", "attention_figure", "thumbnail_grid_figure", "table_heatmap",

@@ -1,4 +1,5 @@
-"""The offline view of Masked words: a mask's nearest input word embeddings by layer, against numpy."""
+"""The offline view of Masked words: a mask's nearest input word embeddings by layer, against numpy, and its
+recipe (plain transformers) against the core on every model of the family fixture."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,11 +7,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import FAMILY_NAMES
+from test_recipes import run
 
-from bertviz_core import Encoder
+from bertviz_core import Encoder, recipes
 from bertviz_core.embedding_lens import nearest_input_embeddings
 
 TEXT = "The man went to the [MASK] to buy milk."
+
+
+def narrow(enc: Encoder) -> bool:
+    """Whether the model's word embeddings are narrower than its hidden states (ALBERT, ELECTRA)."""
+    return enc.model.get_input_embeddings().weight.shape[1] != enc.info.hidden_size
 
 
 def test_nearest_input_embeddings_equal_numpy(bundled: Encoder) -> None:
@@ -31,7 +38,7 @@ def test_nearest_input_embeddings_equal_numpy(bundled: Encoder) -> None:
 def test_every_model_gives_its_neighbours_or_says_why(family_encoders: dict[str, Encoder], name: str) -> None:
     enc = family_encoders[name]
     text = TEXT.replace("[MASK]", enc.mask_token)
-    if enc.model.get_input_embeddings().weight.shape[1] != enc.info.hidden_size:  # ALBERT, ELECTRA
+    if narrow(enc):  # ALBERT, ELECTRA
         with pytest.raises(ValueError, match="projection lies between them"):
             nearest_input_embeddings(enc, text)
     else:
@@ -44,3 +51,17 @@ def test_every_model_gives_its_neighbours_or_says_why(family_encoders: dict[str,
 def test_bad_input_is_a_value_error(bundled: Encoder, text: str, k: object) -> None:
     with pytest.raises(ValueError):
         nearest_input_embeddings(bundled, text, k)
+
+
+@pytest.mark.parametrize("name", FAMILY_NAMES)
+def test_the_nearest_embeddings_recipe_on_every_model(family_encoders: dict[str, Encoder], name: str) -> None:
+    """The code Masked words shows without the head, run as a reader would, gives the core's numbers."""
+    enc = family_encoders[name]
+    if narrow(enc):
+        pytest.skip("the page shows no recipe: the embeddings and hidden states differ in width")
+    text = "The [MASK] by the river was [MASK].".replace("[MASK]", enc.mask_token)
+    for mask in (0, 1):
+        nearest = run(recipes.nearest_embeddings(enc.info, text, mask, 5))["nearest"]
+        near = nearest_input_embeddings(enc, text, 5)[mask]
+        assert nearest.indices.tolist() == near.top_ids.tolist()
+        np.testing.assert_allclose(nearest.values.numpy(), near.cosines, atol=1e-5)

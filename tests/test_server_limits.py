@@ -217,7 +217,7 @@ def test_uploads_warn_about_truncation_and_cap_label_colours(monkeypatch: pytest
     at.radio(key="sp_source").set_value("Upload a CSV").run()
     rows = "\n".join([f"Short text number {i} here,{i % 3}" for i in range(10)] + ["word " * 700 + ",1"])
     at.file_uploader(key="sp_upload").set_value(("long.csv", f"text,label\n{rows}\n".encode(), "text/csv")).run()
-    assert not at.exception and "1 text(s) are longer than the model's 512 tokens" in at.warning[0].value
+    assert not at.exception and "1 of the 11 texts is longer than the model's 512 tokens" in at.warning[0].value
 
     corpus = news_topics().head(60)
     labels = [f"label {i % 30}" for i in range(60)]  # 30 labels, two texts each

@@ -5,6 +5,7 @@ import csv
 import io
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -99,7 +100,16 @@ def read_pairs(data: bytes) -> pd.DataFrame:
     by ``task_measures.check_pairs``."""
     decoded = _decode(data, "the columns sentence1, sentence2, score")
     frame = _parse_csv(decoded, sniff_separator(decoded), header=0, skip_blank_lines=True)
-    return frame.rename(columns=lambda c: str(c).strip().lower())
+    names = [str(c).strip().lower() for c in frame.columns]
+    # pandas renames a repeated header "a" to "a.1": it is the same name written twice
+    bases = [re.sub(r"\.\d+$", "", name) if re.sub(r"\.\d+$", "", name) in names else name for name in names]
+    twice = sorted({name for name in bases if bases.count(name) > 1})
+    if twice:  # both would be kept under one name, and no column could be picked
+        spelled = "; ".join(", ".join(f"“{c}”" for c, base in zip(frame.columns, bases) if base == name)
+                            for name in twice)
+        raise ValueError(f"The file has more than one column named {', '.join(twice)} (case and spaces aside: "
+                         f"{spelled}). Keep one of each, then upload it again.")
+    return frame.set_axis(names, axis=1)
 
 
 def _decode(data: bytes, wanted: str) -> str:

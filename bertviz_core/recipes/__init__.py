@@ -13,7 +13,7 @@ Similar contexts; ``masked``: Masked words.
 """
 from bertviz_core.recipes.common import TRIM_CODE, load_lines, pooled_vectors
 from bertviz_core.recipes.contexts import BUILT_IN_CORPUS, similar_contexts
-from bertviz_core.recipes.masked import HEADS, masked_words, missing_head
+from bertviz_core.recipes.masked import HEADS, masked_words, missing_head, nearest_embeddings
 from bertviz_core.recipes.sentences import (
     BUILT_IN_PAIRS_CODE,
     NEWS_TOPICS_CODE,
@@ -28,5 +28,5 @@ from bertviz_core.recipes.views import attention, hidden_states, layer_values, t
 
 __all__ = ["BUILT_IN_CORPUS", "BUILT_IN_PAIRS_CODE", "HEADS", "NEWS_TOPICS_CODE", "TRIM_CODE", "UPLOADED_CODE",
            "attention", "compare_sentences", "correlation", "hidden_states", "layer_values", "load_lines",
-           "masked_words", "missing_head", "pooled_vectors", "probe", "projection_map", "sentence_pooling",
-           "similar_contexts", "tokenization", "word_similarity"]
+           "masked_words", "missing_head", "nearest_embeddings", "pooled_vectors", "probe", "projection_map",
+           "sentence_pooling", "similar_contexts", "tokenization", "word_similarity"]

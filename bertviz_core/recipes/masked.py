@@ -1,4 +1,5 @@
-"""The Masked words recipes: the guesses and the logit lens, and which head weights a checkpoint lacks.
+"""The Masked words recipes: the guesses and the logit lens, which head weights a checkpoint lacks, and the
+nearest input embeddings a model without the head is shown instead.
 
 Each architecture names its masked-language-model head differently and applies it in its own way, so the
 lens line is written for the loaded model's type (``HEADS``): the very code its *ForMaskedLM ``forward``
@@ -70,13 +71,43 @@ def masked_words(info: ModelInfo, text: str, mask: int, layer: int, k: int, hidd
     )
 
 
+# Asks the loader which head weights a checkpoint lacks, after the load lines set ``name``.
+_MISSING = (
+    "with_head, loading = AutoModelForMaskedLM.from_pretrained(name, output_loading_info=True)\n"
+    "# The head's weights the checkpoint does not hold (all but the encoder's, which are named after\n"
+    "# base_model_prefix): the loader filled them with random numbers.\n"
+    "missing = [key for key in loading['missing_keys'] if not key.startswith(with_head.base_model_prefix + '.')]\n"
+    "print(missing)\n")
+
+
 def missing_head(info: ModelInfo) -> str:
     """Ask the loader which masked-language-model weights the checkpoint lacks: every missing weight outside
     the encoder (whose weights are named after ``model.base_model_prefix``)."""
-    return load_lines(info, masked_lm=True).replace(
-        "model = AutoModelForMaskedLM.from_pretrained(name).eval()\n",
-        "model, loading = AutoModelForMaskedLM.from_pretrained(name, output_loading_info=True)\n"
-        "# The head's weights the checkpoint does not hold (all but the encoder's, which are named after\n"
-        "# model.base_model_prefix): the loader filled them with random numbers.\n"
-        "missing = [key for key in loading['missing_keys'] if not key.startswith(model.base_model_prefix + '.')]\n"
-        "print(missing)\n")
+    return load_lines(info, masked_lm=True).replace("model = AutoModelForMaskedLM.from_pretrained(name).eval()\n",
+                                                    _MISSING)
+
+
+def nearest_embeddings(info: ModelInfo, text: str, mask: int, k: int) -> str:
+    """The view for a model without the head: for mask number ``mask`` (0-based) of ``text``, the ``k`` input
+    word embeddings nearest (cosine) to its hidden state after every layer, ``nearest`` (layers+1, k); then
+    which head weights the checkpoint lacks, ``missing``."""
+    return (
+        load_lines(info)
+        + f"\ninputs = tokenizer({text!r}, return_tensors='pt', truncation=True)\n"
+        "with torch.no_grad():\n"
+        "    outputs = model(**inputs, output_hidden_states=True)\n"
+        "masks = (inputs['input_ids'][0] == tokenizer.mask_token_id).nonzero()[:, 0]   # the masks' positions\n"
+        f"states = torch.stack(outputs.hidden_states)[:, 0, masks[{mask}]]   # mask {mask + 1}: (layers+1, hidden), "
+        "0 = the embeddings\n"
+        "table = model.get_input_embeddings().weight             # (vocab, hidden): the input word embeddings\n"
+        "with torch.no_grad():\n"
+        "    unit = torch.nn.functional.normalize\n"
+        "    cosines = unit(states, dim=-1) @ unit(table, dim=-1).T   # (layers+1, vocab)\n"
+        f"nearest = cosines.topk({k})   # after each layer: the nearest input embeddings, not the head's guesses\n"
+        "for layer in range(len(cosines)):\n"
+        "    print(layer, tokenizer.convert_ids_to_tokens(nearest.indices[layer]), "
+        "nearest.values[layer].numpy().round(3))\n\n"
+        "# Why there are no guesses: this checkpoint lacks the masked-language-model head.\n"
+        "from transformers import AutoModelForMaskedLM\n\n"
+        + _MISSING
+    )

@@ -1,0 +1,141 @@
+"""Masked words without the head (issue #26): the offline view, each mask's nearest input word embeddings by
+layer, opened from a link on the bundled model and on every base model of the family fixture, its numbers
+against the core and plain transformers; and the switch to bert-base-uncased, which offline fails where it was
+clicked (AppTest, and a real browser in normal and presentation mode, with screenshots in /tmp/mw_shots)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import APP, chart, plotly_array, table
+from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle
+from model_family import EXTRAS, FAMILY
+from streamlit.testing.v1 import AppTest
+from test_embedding_lens import narrow
+from test_recipes import run
+
+from bertviz_core import Encoder, recipes
+from bertviz_core.embedding_lens import nearest_input_embeddings
+
+PAGE = "pages/masked_words.py"
+TEXT = "The [MASK] by the river was [MASK]."
+BASE = [member.name for member in FAMILY] + list(EXTRAS)
+CAPTION = ("nearest input word embeddings (cosine) to the [MASK]'s hidden state after layer L — not the "
+           "pre-training head's guesses, which this model lacks")
+SHOTS = Path("/tmp/mw_shots")
+
+
+def open_masked(query: dict[str, str]) -> AppTest:
+    """Masked words opened from a link with ``query``, as a browser opening /masked_words?… does."""
+    at = AppTest.from_file(APP, default_timeout=300)
+    for name, value in query.items():
+        at.query_params[name] = value
+    at.switch_page(PAGE).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def shown(at: AppTest, kind: str) -> str:
+    """Every element of ``kind`` (error, info, caption…) of the page, Markdown escapes removed."""
+    return " ".join(m.value.replace("\\", "") for m in getattr(at, kind))
+
+
+def test_the_bundled_model_shows_the_offline_view_from_a_link(bundled: Encoder, model_calls: list[int]) -> None:
+    at = open_masked({"mw_text": TEXT, "mw_mask": "mask 2 (token 7)", "mw_k": "4"})
+    assert at.text_area(key="mw_text").value == TEXT and "has no masked-language-model head" in shown(at, "warning")
+    tokens = table(at, "mw_tokens")
+    assert tokens["token"].tolist() == bundled.inputs([TEXT])[0].tokens
+    assert tokens["mask"].tolist()[2] == "mask 1 (token 2)" and tokens["mask"].tolist()[7] == "mask 2 (token 7)"
+    near = nearest_input_embeddings(bundled, TEXT, 4)[1]
+    plain = run(recipes.nearest_embeddings(bundled.info, TEXT, 1, 4))["nearest"]  # plain transformers
+    frame = table(at, "mw_nearest_table")
+    assert frame["id"].tolist() == near.top_ids.ravel().tolist() == plain.indices.ravel().tolist()
+    assert frame["token"].tolist() == near.top_tokens.ravel().tolist()
+    np.testing.assert_allclose(frame["cosine"], plain.values.numpy().ravel(), atol=1e-5)
+    grid = chart(at, "mw_nearest")
+    np.testing.assert_allclose(plotly_array(grid["data"][0]["z"]), near.cosines, atol=1e-6)
+    assert "not the head's guesses" in grid["layout"]["title"]["text"] and CAPTION in shown(at, "caption")
+    assert at.get("code")[0].value == recipes.nearest_embeddings(bundled.info, TEXT, 1, 4).strip()
+    link = at.get("code")[1].value  # the share link reopens this view
+    assert "mw_text=The+%5BMASK%5D+by+the+river+was+%5BMASK%5D." in link and "mw_k=4" in link
+    assert "mw_mask=mask+2+%28token+7%29" in link
+    runs = len(model_calls)
+    at.slider(key="mw_k").set_value(7).run()
+    at.selectbox(key="mw_mask").set_value("mask 1 (token 2)").run()
+    assert len(model_calls) == runs and not at.exception  # k and the mask are read from the cached states
+    first = nearest_input_embeddings(bundled, TEXT, 7)[0]
+    assert table(at, "mw_nearest_table")["id"].tolist() == first.top_ids.ravel().tolist()
+    assert [d.label for d in at.get("download_button")] == ["Download every mask's nearest input embeddings (CSV)"]
+
+
+@pytest.mark.parametrize(("text", "kind", "says"), [
+    ("No mask here.", "error", "The text has no [MASK]. Write [MASK] where"),
+    ("[MASK] " + "word " * 600, "warning", "91 tokens were dropped from its end"),
+    ("word " * 600 + "[MASK]", "error", "lies past the model's"),
+])
+def test_no_mask_and_a_cut_text_are_said(text: str, kind: str, says: str) -> None:
+    at = open_masked({"mw_text": text})
+    assert says in shown(at, kind)
+    assert ("mw_nearest" in [str(c.proto.id).rsplit("-", 1)[-1] for c in at.get("plotly_chart")]) == (kind != "error")
+
+
+@pytest.mark.parametrize("name", BASE)
+def test_every_base_model_shows_the_offline_view(family_dirs: dict[str, Path], family_encoders: dict[str, Encoder],
+                                                 name: str) -> None:
+    """Each architecture, opened from a link with its own mask token; ALBERT and ELECTRA say why they cannot."""
+    enc = family_encoders[name]
+    text = TEXT.replace("[MASK]", enc.mask_token)
+    at = open_masked({"model": "Custom id or path…", "custom_model": str(family_dirs[name]), "mw_text": text})
+    assert not at.error and at.text_area(key="mw_text").value == text
+    if narrow(enc):
+        assert "projection lies between them" in shown(at, "info") and not at.get("plotly_chart")
+        return
+    frame, near = table(at, "mw_nearest_table"), nearest_input_embeddings(enc, text, 10)[0]
+    assert frame["id"].tolist() == near.top_ids.ravel().tolist()
+    np.testing.assert_allclose(frame["cosine"], near.cosines.ravel(), atol=1e-6)
+    if enc.mask_token != "[MASK]":  # written as another model's mask: how to write this one's
+        at.text_area(key="mw_text").set_value(TEXT).run()
+        assert f"The text has no {enc.mask_token}. Write {enc.mask_token} where" in shown(at, "error")
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_a_failed_switch_is_shown_under_the_button(present: bool) -> None:
+    """Offline, bert-base-uncased cannot load: the error comes right after the button in the main area, in
+    normal and presentation mode, and the page stays on the bundled model with its offline view."""
+    at = open_masked({"present": "true"} if present else {})
+    at.button[0].click().run()
+    assert not at.exception
+    order = [type(el).__name__ for el in at.main.children.values()]
+    assert order[order.index("Button") + 1] == "Error", order
+    message = at.main.error[0].value.replace("\\", "")
+    assert "bert-base-uncased could not be loaded, so this page stays on **all-MiniLM-L6-v2" in message
+    assert "offline mode" in message
+    assert at.sidebar.selectbox(key="model").value == "all-MiniLM-L6-v2 (bundled)"
+    assert len(table(at, "mw_nearest_table")) == 7 * 10
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed (apt-get install chromium)")
+def test_a_failed_switch_in_a_browser_shows_next_to_the_button() -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    SHOTS.mkdir(exist_ok=True)
+    with running_app() as app, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        for mode, query in (("normal", ""), ("present", "?present=true")):
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            page.goto(f"{app.url}/masked_words{query}")
+            wait_idle(page)
+            button = page.get_by_role("button", name="Switch to bert-base-uncased")
+            button.click()
+            wait_idle(page)
+            error = page.locator("[data-testid='stMain'] [data-testid='stAlertContentError']")
+            expect(error).to_have_count(1)
+            expect(error).to_contain_text("bert-base-uncased could not be loaded")
+            below, above = error.bounding_box(), button.bounding_box()
+            assert 0 <= below["y"] - (above["y"] + above["height"]) < 80, (above, below)
+            assert page.locator(".st-key-mw_nearest .js-plotly-plot").count() == 1
+            assert page.locator("[data-testid='stException']").count() == 0
+            page.screenshot(path=str(SHOTS / f"failed_switch_{mode}.png"))
+            page.context.close()
+        browser.close()
