@@ -305,7 +305,7 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
     y = {"type": "quantitative", "axis": None, "scale": {"zero": True, "nice": False, "reverse": True}}
     spec = {
         "usermeta": {"embedOptions": {"renderer": "canvas"}},
-        # the width fits the page; the height is the panels' alone, the legend above them
+        # the width fits the page; the height is the panels' alone, the legend just above them (offset 8, no padding)
         "width": "container", "height": rows * row_px, "autosize": {"type": "fit-x", "contains": "padding"},
         # the browser gets only what it draws
         "datasets": {"points": data[["gx", "gy", "label"]].astype({"gx": "float32", "gy": "float32"})
@@ -326,7 +326,7 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
                           "tooltip": [{"field": "text", "type": "nominal"}]
                           + ([{"field": "label", "type": "nominal"}] if named else [])}},
         ],
-        "config": {"legend": {"orient": "top", "labelFontSize": font_px + 1}},
+        "config": {"legend": {"orient": "top", "labelFontSize": font_px + 1, "offset": 8, "padding": 0}},
     }
     return spec, data
 
