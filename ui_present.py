@@ -24,7 +24,14 @@ COLUMNS_STYLE = ("<style>[data-testid=stHorizontalBlock] { flex-wrap: wrap; } "
                  "[data-testid=stColumn] { min-width: min(100%, 11rem); } "
                  # a multiselect shows every chosen tag, on as many lines as they take
                  "[data-testid=stMultiSelectTagsContainer], [data-testid=stMultiSelectTagsContainer] > span "
-                 "{ flex-wrap: wrap; overflow: visible; }</style>")
+                 "{ flex-wrap: wrap; overflow: visible; } "
+                 # the box grows with them (Streamlit caps it at one line, the rest spilt under what follows),
+                 # and a tag longer than the box breaks onto two lines rather than end in "…"
+                 "[data-testid=stMultiSelect] div:has(> [data-testid=stMultiSelectTagsContainer]) "
+                 "{ max-height: none; } "
+                 "[data-testid=stMultiSelectTagsContainer] [data-tag] { height: auto; min-height: 28px; } "
+                 "[data-testid=stMultiSelectTagsContainer] [data-tag] > [title] { white-space: normal; height: auto; }"
+                 "</style>")
 STYLE = ("<style>html { font-size: 22px; } [data-testid='stMainBlockContainer'] { padding-top: 3.5rem; "
          "max-width: 100%; } "
          # tables longer than the screen scroll inside it

@@ -4,8 +4,9 @@ Every page, and the views that appear only after picking a tab (the Attention he
 Statistics tab, Task measures' maps, ...), is opened in a real browser at that size. In the page, a script
 measures what is drawn: no chart or table taller than the screen below Streamlit's header bar, no chart text cut by its chart's edge
 or lying on other text (rotated labels compared as the rotated rectangles they are), chart text of at
-least 12 CSS px, and no picker showing its value cut short ("euclide", "ls ×"). Normal mode at the same
-size must not clip, overlap or cut either; there, charts may be taller than the screen (the page scrolls).
+least 12 CSS px, and no picker showing its value cut short ("euclide", "ls ×") or its tags spilt out of
+its box. Normal mode at the same size must not clip, overlap or cut either; there, charts may be taller
+than the screen (the page scrolls).
 Screenshots of every view go to BERTVIZ_SHOTS (default /tmp/present_shots) for a person to look at.
 """
 from __future__ import annotations
@@ -137,7 +138,15 @@ AUDIT_JS = """([present, minFont]) => {
       problems.push([name(tags), 'tags cut', `its tags need ${tags.scrollWidth} px, the box shows ${tags.clientWidth}`
                      + ` ("${tags.innerText.replace(/\s+/g, ' ')}")`]);
     for (const tag of tags.querySelectorAll('[title]'))
-      if (tag.scrollWidth > tag.clientWidth + tol) problems.push([name(tags), 'tags cut', `"${tag.title}" is cut`]);
+      if (tag.scrollWidth > tag.clientWidth + tol || tag.scrollHeight > tag.clientHeight + tol)
+        problems.push([name(tags), 'tags cut', `"${tag.title}" is cut`]);
+    // every tag inside the box drawn around them, not spilt out under the widget that follows
+    const field = tags.parentElement.getBoundingClientRect();
+    for (const tag of tags.querySelectorAll('[data-tag]')) {
+      const r = tag.getBoundingClientRect();
+      if (r.bottom > field.bottom + tol || r.right > field.right + tol)
+        problems.push([name(tags), 'tags cut', `"${tag.innerText.trim()}" lies outside its box, under what follows`]);
+    }
   }
   // 4. Nothing wider than the page.
   const edge = main.getBoundingClientRect().right + tol;
