@@ -520,7 +520,7 @@ def score_grid_view(scores: SeparationScores, measure: str, key: str, container:
     with container or st.container():
         if not scores.per_layer.empty:
             chart(figures.score_grid_figure(scores.per_layer, f"{measure} per strategy × layer",
-                                            scores.top_positions()), key=key)
+                                            scores.top_positions()), key=key, container=container)
         if not scores.single.empty:
             table(scores.single.rename(measure).to_frame().reset_index(names="layer-independent strategy"),
                   key=f"{key}_single")
@@ -604,13 +604,13 @@ def presentation_style() -> None:
 def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
     """Draw a plotly figure. Its camera button saves the picture (PNG or SVG, as chosen in the sidebar) at
     the figure's own size with its title, so nothing is clipped. Long titles wrap and crowded tick labels
-    stand upright; in presentation mode text is larger and the chart fits one screen (``ui_present``).
-    ``options`` go to ``st.plotly_chart`` (e.g. ``on_select``)."""
+    stand upright; in presentation mode text is larger and the chart fits one screen (``ui_present``). In a
+    column from ``ui_present.columns`` the title wraps to that column. ``options`` go to ``st.plotly_chart``."""
     layout = figure.layout
     shown = presenting()
     if shown:
         ui_present.present(figure)
-    ui_present.wrap_title(figure, ui_present.TITLE_CHARS[shown], ui_present.TITLE_PX + 4 if shown else 20)
+    ui_present.wrap_title(figure, ui_present.title_chars(shown, container), ui_present.TITLE_PX + 4 if shown else 20)
     ui_present.level_ticks(figure)
     height, width = layout.height or 450, layout.width or 1100
     picture = st.session_state.get("picture_format", "png")

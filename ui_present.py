@@ -4,12 +4,17 @@ labels level or upright, never slanted into each other).
 
 Plain layout arithmetic on a plotly figure; ui.chart calls it, and tests/test_presentation.py checks the
 result in a browser: nothing taller than the screen, no text cut or lying on other text, none under 12 px.
+A chart in a column wraps its title to the column's share of the page (``columns`` records it).
 """
 from __future__ import annotations
 
 import re
 import textwrap
+import weakref
+from collections.abc import Sequence
 from typing import Any
+
+import streamlit as st
 
 SCREEN_PX = 480  # the height of 1280 x 720 at 150 % zoom, in CSS px
 CHART_PX = 390  # a chart's height in presentation mode: the screen less Streamlit's header bar (82 px)
@@ -18,6 +23,10 @@ FONT_PX = 16  # presentation mode's chart text
 TITLE_PX = 20
 MIN_FONT_PX = 14  # no chart text smaller in presentation mode, whatever a figure asked for
 TITLE_CHARS = {False: 56, True: 40}  # a title line's most characters (normal, presentation): past them it wraps
+# The main column's width at 853 CSS px (normal: beside the open sidebar) and a title's font, in px; a
+# title character is taken as 0.55 em (measured: 0.43 on average), so a line fits with room to spare.
+PAGE_PX = {False: 520, True: 800}
+TITLE_FONT_PX = {False: 17, True: TITLE_PX}
 # Both modes: columns no narrower than a picker's choice needs (more than fit a row wrap onto the next), and
 # every chosen tag of a multiselect shown.
 COLUMNS_STYLE = ("<style>[data-testid=stHorizontalBlock] { flex-wrap: wrap; } "
@@ -39,13 +48,34 @@ STYLE = ("<style>html { font-size: 22px; } [data-testid='stMainBlockContainer'] 
          "</style>")
 
 
+_SHARES: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
+
+
+def columns(spec: int | Sequence[float], **options: Any) -> list[Any]:
+    """``st.columns(spec, **options)``, each column remembering its share of the row, so that a chart drawn
+    in it (``ui.chart(..., container=column)``) wraps its title to the column's width, not the page's."""
+    made = st.columns(spec, **options)
+    weights = [1.0] * spec if isinstance(spec, int) else [float(w) for w in spec]
+    for column, weight in zip(made, weights):
+        _SHARES[column] = weight / sum(weights)
+    return made
+
+
+def title_chars(present: bool, container: Any = None) -> int:
+    """A title line's most characters in ``container`` (a column from ``columns``, else the page's width):
+    what fits its share of the main column at 853 CSS px, and never more than TITLE_CHARS."""
+    share = _SHARES.get(container, 1.0) if container is not None else 1.0
+    return min(TITLE_CHARS[present], int(PAGE_PX[present] * share / (0.55 * TITLE_FONT_PX[present])))
+
+
 def wrap_title(figure: Any, chars: int, line_px: int) -> None:
     """Break a title longer than ``chars`` characters into lines at spaces, with room above the plot for
-    each line it gains; the title is pinned to the figure's top, so it never slides onto a legend."""
+    each line it gains. Every title is pinned to the figure's top, so it never slides onto a legend above
+    the plot (plotly centres a title in the top margin, where such a legend grows)."""
     title = figure.layout.title.text
-    if not title or len(title) <= chars or "<br>" in title:
+    if not title or "<br>" in title:
         return
-    lines = textwrap.wrap(title, chars, break_on_hyphens=False)
+    lines = textwrap.wrap(title, chars, break_on_hyphens=False) if len(title) > chars else [title]
     top = figure.layout.margin.t if figure.layout.margin.t is not None else 80
     figure.update_layout(title=dict(text="<br>".join(lines), y=1, yref="container", yanchor="top", pad=dict(t=8)),
                          margin=dict(t=top + line_px * (len(lines) - 1)))
