@@ -27,6 +27,8 @@ from bertviz_core.store import ByteBoundedStore, cache_budget, spill_budget
 from bertviz_core.store import digest as corpus_digest
 from bertviz_core.word_vectors import Occurrence, occurrences
 
+import ui_present
+
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
     from bertviz_core.attention import AttentionSummary
     from bertviz_core.encoder import Encoder
@@ -506,7 +508,7 @@ def score_grid_view(scores: SeparationScores, measure: str, key: str, container:
     with container or st.container():
         if not scores.per_layer.empty:
             chart(figures.score_grid_figure(scores.per_layer, f"{measure} per strategy × layer",
-                                            scores.top_positions()), key=key)
+                                            scores.top_positions()), key=key, container=container)
         if not scores.single.empty:
             table(scores.single.rename(measure).to_frame().reset_index(names="layer-independent strategy"),
                   key=f"{key}_single")
@@ -581,25 +583,23 @@ def presenting() -> bool:
 
 
 def presentation_style() -> None:
-    """Presentation mode's larger text (every size in Streamlit's CSS is relative to the root font)."""
-    if presenting():
-        st.html("<style>html { font-size: 22px; } [data-testid='stMainBlockContainer'] "
-                "{ padding-top: 3.5rem; max-width: 100%; }</style>")
+    """Presentation mode's larger text (every size in Streamlit's CSS is relative to the root font), tables
+    that scroll within the screen and multiselects that show all their tags (``ui_present.STYLE``); in both
+    modes columns wrap rather than squeeze a picker's choice (``ui_present.COLUMNS_STYLE``)."""
+    st.html(ui_present.COLUMNS_STYLE + (ui_present.STYLE if presenting() else ""))
 
 
-PRESENTATION_CHART_PX = 520  # chart height in presentation mode: one 1280 x 720 screen at 150 % zoom, with a title
-
-
-def chart(figure: Any, key: str, container: Any = None, fit: bool = True, **options: Any) -> Any:
+def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
     """Draw a plotly figure. Its camera button saves the picture (PNG or SVG, as chosen in the sidebar) at
-    the figure's own size with its title, so nothing is clipped; in presentation mode text is larger and,
-    with ``fit``, the chart fits one screen (a grid of fixed-size panels passes ``fit=False``).
-    ``options`` go to ``st.plotly_chart`` (e.g. ``on_select``)."""
+    the figure's own size with its title, so nothing is clipped. Long titles wrap and crowded tick labels
+    stand upright; in presentation mode text is larger and the chart fits one screen (``ui_present``). In a
+    column from ``ui_present.columns`` the title wraps to that column. ``options`` go to ``st.plotly_chart``."""
     layout = figure.layout
-    if presenting():
-        figure.update_layout(font=dict(size=17), title_font=dict(size=24))
-        if fit and (layout.height is None or layout.height > PRESENTATION_CHART_PX):
-            figure.update_layout(height=PRESENTATION_CHART_PX)
+    shown = presenting()
+    if shown:
+        ui_present.present(figure)
+    ui_present.wrap_title(figure, ui_present.title_chars(shown, container), ui_present.TITLE_PX + 4 if shown else 20)
+    ui_present.level_ticks(figure)
     height, width = layout.height or 450, layout.width or 1100
     picture = st.session_state.get("picture_format", "png")
     config = {"toImageButtonOptions": {"format": picture, "filename": key, "height": height, "width": width,
@@ -613,7 +613,8 @@ def scatter_grid(panels: list[Any], cols: int, labels: list[str] | None, texts: 
     CSV (panel, text, label, x, y). The chart's toolbar saves it as PNG; in presentation mode text is larger."""
     import bertviz_core.figures as figures
 
-    spec, data = figures.pca_grid_spec(panels, cols, labels, texts, font_px=17 if presenting() else 12)
+    spec, data = figures.pca_grid_spec(panels, cols, labels, texts, font_px=17 if presenting() else 12,
+                                       height_px=ui_present.GRID_PX if presenting() else None)
     with st.container(key=key):  # the chart itself carries no key on the page
         st.vega_lite_chart(spec=spec, key=f"{key}_chart", width="stretch")
     panel_names = data["title"].astype(str).str.replace("\n", " · ")  # one line per panel name

@@ -139,8 +139,8 @@ def thumbnail_grid_figure(thumbnails: np.ndarray, title: str) -> go.Figure:
             tiled[top:top + m, left:left + m] = scaled[layer, head]
     centres = lambda count: [i * (m + gap) + (m - 1) / 2 for i in range(count)]  # noqa: E731
     tile_px = max(28, min(70, 900 // max(layers, heads)))
-    layout = dict(title=dict(text=plain(title)), height=layers * tile_px + 110, width=heads * tile_px + 130,
-                  margin=dict(l=10, r=10, t=60, b=10), plot_bgcolor="white",
+    layout = dict(title=dict(text=plain(title)), height=layers * tile_px + 140, width=heads * tile_px + 130,
+                  margin=dict(l=10, r=10, t=90, b=10), plot_bgcolor="white",
                   xaxis=dict(tickvals=centres(heads), ticktext=[str(h) for h in range(1, heads + 1)], title="head",
                              side="top", showgrid=False, zeroline=False, constrain="domain"),
                   yaxis=dict(tickvals=centres(layers), ticktext=[str(l) for l in range(1, layers + 1)], title="layer",
@@ -256,14 +256,15 @@ GRID_GAP = 0.04  # between panels, in panel widths
 
 
 def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | None,
-                  texts: Sequence[str], font_px: int = 12) -> tuple[dict, pd.DataFrame]:
+                  texts: Sequence[str], font_px: int = 12, height_px: int | None = None) -> tuple[dict, pd.DataFrame]:
     """PCA scatters in a grid of ``cols`` columns as one Vega-Lite view drawn on a canvas: its spec (with its
     data as named datasets, for ``st.vega_lite_chart``), and its points (a row per point and panel: panel,
     title, x and y as given, label, the whole text, and the point's place in the grid, gx and gy).
 
     Each panel is scaled into its own tile (as plotly scales each subplot's axes) under its title,
     "row name · title", in ``font_px`` text; points coloured by label (grey without labels), hover shows the
-    text and label. Canvas text and Vega's tooltips show markup as typed, so texts need no ``plain``.
+    text and label. With ``height_px`` the rows share at most that height (the legend above them excluded),
+    each at least a two-line title and a panel of 60 px. Canvas text and Vega's tooltips show markup as typed, so texts need no ``plain``.
     One view rather than a facet per panel because only a single view stretches to the page's width.
     Side by side in headless Chromium (bench/grid_drawing.py), redrawing 22 panels this way takes about
     a quarter of the time plotly's subplots take, SVG or WebGL: one canvas instead of thousands of SVG
@@ -275,6 +276,8 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
     named = labels is not None
     row_px = GRID_ROW_PX if cols <= 4 else max(GRID_ROW_MIN_PX, GRID_ROW_PX * 4 // cols)
     line_px = font_px + 3
+    if height_px is not None:
+        row_px = max(2 * line_px + 70, min(row_px, height_px // rows))
     title_share = (2 * line_px + 10) / row_px  # a two-line title above each panel
     points, tiles = [], []
     for i, panel in enumerate(ordered):
@@ -302,7 +305,7 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
     y = {"type": "quantitative", "axis": None, "scale": {"zero": True, "nice": False, "reverse": True}}
     spec = {
         "usermeta": {"embedOptions": {"renderer": "canvas"}},
-        # the width fits the page; the height is the panels' alone, the legend above them
+        # the width fits the page; the height is the panels' alone, the legend just above them (offset 8, no padding)
         "width": "container", "height": rows * row_px, "autosize": {"type": "fit-x", "contains": "padding"},
         # the browser gets only what it draws
         "datasets": {"points": data[["gx", "gy", "label"]].astype({"gx": "float32", "gy": "float32"})
@@ -323,7 +326,7 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
                           "tooltip": [{"field": "text", "type": "nominal"}]
                           + ([{"field": "label", "type": "nominal"}] if named else [])}},
         ],
-        "config": {"legend": {"orient": "top", "labelFontSize": font_px + 1}},
+        "config": {"legend": {"orient": "top", "labelFontSize": font_px + 1, "offset": 8, "padding": 0}},
     }
     return spec, data
 

@@ -25,6 +25,7 @@ from ui import (
     teaching_panel,
 )
 from ui_pickers import choose
+from ui_present import columns
 
 ensure_app_navigation()
 
@@ -97,7 +98,7 @@ if correction == "none":
     chart(figures.heatmap_figure(comparison.raw, numbers, numbers, f"{metric}, {strategy}, {where}",
                                  colorscale=scale, annotate=True), key="cs_raw")
 else:
-    left, right = st.columns(2)
+    left, right = columns(2)
     chart(figures.heatmap_figure(comparison.raw, numbers, numbers, "raw", colorscale=scale, annotate=True),
           key="cs_raw", container=left)
     chart(figures.heatmap_figure(comparison.corrected, numbers, numbers, f"after {correction}", colorscale=scale,

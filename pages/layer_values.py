@@ -18,6 +18,7 @@ from ui import (
     teaching_panel,
 )
 from ui_pickers import choose
+from ui_present import columns
 from ui_widgets import detached
 
 ensure_app_navigation()
@@ -54,7 +55,7 @@ def explore(states, labels: list[str], text: str) -> None:
 
     vector = states[layer, token]
     counts, edges = stats.histogram(vector)
-    left, right = st.columns([3, 1])
+    left, right = columns([3, 1])
     chart(figures.histogram_figure(
         counts, edges, f"Token {labels[token]} at {figures.layer_label(layer)}: {stats.HISTOGRAM_BINS} bins"),
         key="lv_hist", container=left)

@@ -26,6 +26,7 @@ from ui import (
 )
 from ui_masked import nearest_embeddings, offer_model
 from ui_pickers import choose
+from ui_present import columns
 
 ensure_app_navigation()
 BERT = KNOWN_HUB_MODELS[0]
@@ -157,7 +158,7 @@ st.subheader("The guesses")
 filled = " · ".join(f"mask {m + 1}: **{literal(one.top_tokens[-1, 0])}**" for m, one in enumerate(lenses))
 st.markdown(f"Top guess for each mask — {filled}")
 guesses = lens.predictions(k)
-left, right = st.columns(2)
+left, right = columns(2)
 chart(figures.ranking_figure(guesses["token"], guesses["probability"], None,
                              f"{named}: the {k} best guesses (last layer)"), key="mw_guesses", container=left)
 with right:

@@ -40,6 +40,7 @@ from ui import (
     with_progress,
 )
 from ui_pickers import choose
+from ui_present import columns
 from ui_uploads import uploaded_corpus
 
 ensure_app_navigation()
@@ -115,7 +116,7 @@ st.caption(f"At every layer: the share of the {min(k, len(index.tokens))} neares
            f"“{literal(word)}” itself, and the words most common among them. BERT-base's upper layers are much less "
            "self-similar (Ethayarajh 2019), so context can take over from identity there; where the share stays "
            "high, context still decides which occurrences come nearest (compare the two lists above).")
-left, right = st.columns([3, 2])
+left, right = columns([3, 2])
 chart(figures.layer_share_figure(summary, f"Share of neighbours that are “{word}”, by layer"), key="sc_share",
       container=left)
 with right:

@@ -40,6 +40,7 @@ from ui import (
     teaching_panel,
     with_progress,
 )
+from ui_present import columns
 from ui_uploads import over_budget, page_budget, refuse, show_pairs_summary, uploaded_corpus
 from ui_widgets import detached
 
@@ -128,7 +129,7 @@ with probe_tab:
         probe_scores = probe_grid(cells, probed, labels, plan, measure)
         silhouettes = silhouette_grid(cells, lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled,
                                                                        check.scored))
-        left, right = st.columns(2)
+        left, right = columns(2)
         score_grid_view(probe_scores, f"probe {measure}", "tm_probe", left)
         score_grid_view(silhouettes, "silhouette (cosine)", "tm_silhouette", right)
         st.markdown(agreement(probe_scores.verdict, silhouettes.verdict, f"probe {measure}", "silhouette"))
@@ -181,7 +182,7 @@ with pairs_tab:
         distinct = distinct_rows([*pairs["sentence1"], *pairs["sentence2"]])
         raw = correlation_scores(key, pairs_id, "none", tuple(cells), first, second, gold, distinct)
         fixed = correlation_scores(key, pairs_id, correction, tuple(cells), first, second, gold, distinct)
-        left, right = st.columns(2)
+        left, right = columns(2)
         score_grid_view(raw, "Spearman ρ, raw cosine", "tm_corr_raw", left)
         score_grid_view(fixed, f"Spearman ρ after {correction}", "tm_corr_fixed", right)
         st.caption(f"{len(pairs)} pairs; a best is named only when its lead over every other cell holds in 95 % of "

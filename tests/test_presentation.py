@@ -1,0 +1,224 @@
+"""Presentation mode on one 1280 x 720 screen at 150 % zoom (853 x 480 CSS px), checked as a person sees it.
+
+Every page, and the views that appear only after picking a tab (the Attention head and model views, the
+Statistics tab, Task measures' maps, ...), is opened in a real browser at that size. In the page, a script
+measures what is drawn: no chart or table taller than the screen below Streamlit's header bar, no chart text cut by its chart's edge
+or lying on other text (rotated labels compared as the rotated rectangles they are), chart text of at
+least 12 CSS px, and no picker showing its value cut short ("euclide", "ls ×") or its tags spilt out of
+its box. Normal mode at the same size must not clip, overlap or cut either; there, charts may be taller
+than the screen (the page scrolls).
+Screenshots of every view go to BERTVIZ_SHOTS (default /tmp/present_shots) for a person to look at.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("BERTVIZ_REQUIRE_BROWSER"):
+        raise RuntimeError("BERTVIZ_REQUIRE_BROWSER is set but chromium is missing: apt-get install chromium")
+    pytest.skip("chromium is not installed (apt-get install chromium); skipping browser tests",
+                allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+
+from bertviz_core.page_registry import PAGES  # noqa: E402
+
+WIDTH, HEIGHT = 853, 480  # 1280 x 720 at 150 %
+MIN_FONT_PX = 12
+SHOTS = Path(os.environ.get("BERTVIZ_SHOTS", "/tmp/present_shots"))
+# Views reached only through a tab or a choice, as query parameters (the tabs are bound to the link), and
+# the longest choices of the boxes that are narrowest.
+EXTRA_VIEWS = {
+    "tokenization": ["tok_tab=Vocabulary"],
+    "word_similarity": ["ws_metric=euclidean+distance&ws_strategy=sum+of+all+layers"],
+    "similar_contexts": ["sc_metric=euclidean+distance"],
+    "compare_sentences": ["cs_metric=euclidean+distance&cs_strategy=first_last_avg"],
+    "sentence_pooling": ["sp_cell=mean_no_special&sp_strats=mean_sqrt_len&sp_strats=first_last_avg"],
+    "layer_values": ["lv_tab=Token+%C3%97+dimension+at+the+chosen+layer"],
+    "attention": ["at_tab=Model+view", "at_tab=Statistics", "at_tab=From+one+token"],
+    "task_measures": ["tm_tab=Similarity+correlation", "tm_tab=Maps"],
+}
+VIEWS = [(entry.url_path, "") for entry in PAGES] + [
+    (path, query) for path, queries in EXTRA_VIEWS.items() for query in queries]
+
+# Everything a person would see cut or overlapping, measured in the page. Returns a list of problems, each
+# naming the element and its numbers.
+AUDIT_JS = """([present, minFont]) => {
+  const problems = [], tol = 1;
+  // the screen less Streamlit's header bar, which stays over the top of the page
+  const H = window.innerHeight - document.querySelector('[data-testid=stHeader]').getBoundingClientRect().height;
+  const name = el => {
+    const keyed = el.closest('[class*="st-key-"]');
+    const key = keyed ? Array.from(keyed.classList).find(c => c.startsWith('st-key-')).slice(7) : '';
+    const title = el.querySelector ? (el.querySelector('.gtitle') || {}).textContent || '' : '';
+    return `${key || el.getAttribute('data-testid') || el.className}` + (title ? ` "${title}"` : '');
+  };
+  const visible = el => {
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      const s = getComputedStyle(e);
+      if (s.display === 'none' || s.visibility === 'hidden' || parseFloat(s.opacity) === 0) return false;
+    }
+    return true;
+  };
+  const main = document.querySelector('[data-testid=stMain]');
+  const fontPx = t => parseFloat(getComputedStyle(t).fontSize);
+  // 1. Nothing taller than the screen (presentation only: a normal page scrolls).
+  if (present) {
+    for (const el of document.querySelectorAll('[data-testid=stPlotlyChart], [data-testid=stVegaLiteChart], '
+        + '[data-testid=stTable], [data-testid=stDataFrame]')) {
+      const h = el.getBoundingClientRect().height;
+      if (h > H + tol) problems.push([name(el), 'too tall', `${Math.round(h)} px tall, the screen below the header ${Math.round(H)}`]);
+    }
+  }
+  // 2. Chart text: inside its chart, not on other text, large enough.
+  const corners = t => {  // the text's own box, rotated and moved as drawn, in CSS px of the page; its
+    // height is one em, the letters', not the line's (which is a quarter more, blank above and below)
+    const b = t.getBBox(), m = t.getScreenCTM(), inset = Math.max(0, (b.height - fontPx(t)) / 2);
+    const top = b.y + inset, bottom = b.y + b.height - inset;
+    return [[b.x, top], [b.x + b.width, top], [b.x + b.width, bottom], [b.x, bottom]]
+      .map(([x, y]) => [m.a * x + m.c * y + m.e, m.b * x + m.d * y + m.f]);
+  };
+  const overlap = (p, q) => {  // separating axes of two convex quadrilaterals; the depth, 0 when apart
+    let depth = Infinity;
+    for (const poly of [p, q]) for (let i = 0; i < 4; i++) {
+      const [x1, y1] = poly[i], [x2, y2] = poly[(i + 1) % 4], len = Math.hypot(x2 - x1, y2 - y1) || 1;
+      const nx = (y1 - y2) / len, ny = (x2 - x1) / len;
+      const proj = r => r.map(([x, y]) => x * nx + y * ny);
+      const a = proj(p), b = proj(q);
+      depth = Math.min(depth, Math.min(Math.max(...a), Math.max(...b)) - Math.max(Math.min(...a), Math.min(...b)));
+      if (depth <= 0) return 0;
+    }
+    return depth;
+  };
+  const kind = t => {
+    const g = t.closest('.gtitle, .xtick, .ytick, .g-xtitle, .g-ytitle, .legend, .annotation, .colorbar, '
+                       + '.heatmaplayer, .cbaxis, .infolayer, .cartesianlayer');
+    return (t.classList.contains('gtitle') ? 'title' : g ? (g.getAttribute('class') || '').split(' ')[0] : 'text')
+           + ` "${t.textContent.slice(0, 40)}"`;
+  };
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    const box = plot.getBoundingClientRect();
+    const texts = Array.from(plot.querySelectorAll('svg.main-svg text'))
+      .filter(t => t.textContent.trim() && visible(t) && t.getBBox().width > 0 && !t.closest('.hoverlayer'));
+    const quads = texts.map(corners);
+    texts.forEach((t, i) => {
+      const xs = quads[i].map(c => c[0]), ys = quads[i].map(c => c[1]);
+      const out = Math.max(box.left - Math.min(...xs), Math.max(...xs) - box.right,
+                           box.top - Math.min(...ys), Math.max(...ys) - box.bottom);
+      if (out > tol) problems.push([name(plot), 'text cut', `${kind(t)} by ${Math.round(out)} px`]);
+      const size = fontPx(t);
+      if (present && size < minFont) problems.push([name(plot), `text under ${minFont} px`, `${kind(t)} ${size} px`]);
+    });
+    for (let i = 0; i < texts.length; i++) for (let j = i + 1; j < texts.length; j++) {
+      const depth = overlap(quads[i], quads[j]);
+      if (depth > tol) problems.push([name(plot), 'text overlaps text',
+                                      `${kind(texts[i])} and ${kind(texts[j])} by ${depth.toFixed(1)} px`]);
+    }
+  }
+  // 3. Pickers show their whole value: a selectbox its choice, a multiselect all its tags.
+  const ruler = document.createElement('canvas').getContext('2d');
+  main.querySelectorAll('[data-testid=stSelectbox]').forEach(box => {
+    const input = box.querySelector('input'), s = getComputedStyle(input);
+    ruler.font = s.font;
+    const room = input.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+    for (const option of [input.value]) {
+      const need = ruler.measureText(option).width;
+      if (need > room + tol) problems.push([name(box), 'choice cut', `"${option}" needs ${Math.round(need)} px, `
+                                            + `the box shows ${Math.round(room)}`]);
+    }
+  });
+  for (const tags of main.querySelectorAll('[data-testid=stMultiSelectTagsContainer]')) {
+    if (tags.scrollWidth > tags.clientWidth + tol)
+      problems.push([name(tags), 'tags cut', `its tags need ${tags.scrollWidth} px, the box shows ${tags.clientWidth}`
+                     + ` ("${tags.innerText.replace(/\s+/g, ' ')}")`]);
+    for (const tag of tags.querySelectorAll('[title]'))
+      if (tag.scrollWidth > tag.clientWidth + tol || tag.scrollHeight > tag.clientHeight + tol)
+        problems.push([name(tags), 'tags cut', `"${tag.title}" is cut`]);
+    // every tag inside the box drawn around them, not spilt out under the widget that follows
+    const field = tags.parentElement.getBoundingClientRect();
+    for (const tag of tags.querySelectorAll('[data-tag]')) {
+      const r = tag.getBoundingClientRect();
+      if (r.bottom > field.bottom + tol || r.right > field.right + tol)
+        problems.push([name(tags), 'tags cut', `"${tag.innerText.trim()}" lies outside its box, under what follows`]);
+    }
+  }
+  // 4. Nothing wider than the page.
+  const edge = main.getBoundingClientRect().right + tol;
+  if (main.scrollWidth > main.clientWidth + tol) problems.push(['the page', 'too wide', `scrolls sideways (${main.scrollWidth} px)`]);
+  for (const el of main.querySelectorAll('.js-plotly-plot, [data-testid=stVegaLiteChart], [data-testid=stTable], '
+                                         + '[data-testid=stButton], [data-testid=stDownloadButton]'))
+    if (el.getBoundingClientRect().right > edge) problems.push([name(el), 'too wide', `reaches past the page's right edge`]);
+  return problems;
+}"""
+# Every chart on the page drawn: plotly's SVG, Vega's canvas.
+DRAWN_JS = """() => Array.from(document.querySelectorAll('[data-testid=stPlotlyChart]'))
+    .every(el => el.querySelector('.js-plotly-plot .main-svg'))
+  && Array.from(document.querySelectorAll('[data-testid=stVegaLiteChart]')).every(el => el.querySelector('canvas'))"""
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with running_app() as app:
+        yield app.url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def open_at_150_percent(browser: Browser, url: str) -> Page:
+    """A fresh context at 853 x 480 CSS px (1280 x 720 device px), the page run and its charts drawn."""
+    page = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1.5).new_page()
+    page.goto(url)
+    wait_idle(page)
+    page.wait_for_function(DRAWN_JS, timeout=60_000)
+    wait_idle(page)
+    return page
+
+
+def report(where: str, problems: list[list[str]]) -> str:
+    """The problems by element and check, three examples each: readable even when 40 labels are too small."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for element, check, detail in problems:
+        grouped.setdefault((element, check), []).append(detail)
+    lines = [f"{element}: {check}: " + "; ".join(details[:3]) + (f" (and {len(details) - 3} more)"
+                                                                  if len(details) > 3 else "")
+             for (element, check), details in grouped.items()]
+    return f"{where}: {len(problems)} problem(s)\n" + "\n".join(lines)
+
+
+def screenshots(page: Page, stem: str) -> None:
+    """The screen as opened, then each chart and table brought into view, into SHOTS."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SHOTS / f"{stem}.png")
+    shown = page.locator("[data-testid=stPlotlyChart], [data-testid=stVegaLiteChart], [data-testid=stTable]")
+    for i in range(shown.count()):
+        shown.nth(i).evaluate("el => el.scrollIntoView({block: 'end'})")  # clear of the header bar when it fits
+        page.screenshot(path=SHOTS / f"{stem}-{i + 1:02d}.png")
+
+
+@pytest.mark.parametrize("present", [True, False], ids=["presentation", "normal"])
+@pytest.mark.parametrize(("path", "query"), VIEWS, ids=[f"{p or 'home'}{'?' + q if q else ''}" for p, q in VIEWS])
+def test_every_view_fits_one_screen_at_150_percent(server: str, browser: Browser, path: str, query: str,
+                                                   present: bool) -> None:
+    params = "&".join(p for p in (query, "present=true" if present else "") if p)
+    page = open_at_150_percent(browser, f"{server}/{path}" + (f"?{params}" if params else ""))
+    where = f"/{path}?{params}"
+    assert page.locator("[data-testid='stException']").count() == 0, where
+    if present:
+        assert page.locator("[data-testid=stSidebar][aria-expanded=true]").count() == 0, where
+        assert page.locator("[data-testid=stDownloadButton], [data-testid=stCode]").count() == 0, where
+    problems = page.evaluate(AUDIT_JS, [present, MIN_FONT_PX])
+    screenshots(page, re.sub(r"\W+", "_", f"{'present' if present else 'normal'}_{path or 'home'}_{query}").strip("_"))
+    page.context.close()
+    assert not problems, report(where, problems)
