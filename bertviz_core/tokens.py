@@ -49,6 +49,18 @@ def token_frame(item: ModelInput, pad_to: int | None = None, pad_token: str | No
     return frame
 
 
+def pair_layout(item: ModelInput) -> str:
+    """How the model's tokenizer lays out a pair, e.g. "[CLS] A [SEP] B [SEP]" or RoBERTa's "<s> A </s> </s> B
+    </s>", from ``item``, the pair ("A", "B") as ``Encoder.inputs`` tokenizes it: each text's pieces shown as
+    its letter once, the special tokens as they are."""
+    shown: list[str] = []
+    for token, sequence in zip(item.tokens, item.sequences):
+        name = token if sequence is None else "AB"[sequence]
+        if sequence is None or not shown or shown[-1] != name:
+            shown.append(name)
+    return " ".join(shown)
+
+
 def _check(tokens: pd.DataFrame, text: str, text_pair: str | None = None) -> None:
     """``ValueError`` unless ``tokens`` is ``Encoder.tokenize``'s frame and the texts are strings."""
     checks.frame(tokens, "tokens (Encoder.tokenize's frame)",

@@ -8,6 +8,7 @@ from bertviz_core import figures, recipes
 from bertviz_core.attention import HEAD_STATISTICS, THUMBNAIL_TOKENS, mean_weights, statistic_grid, token_view
 from bertviz_core.corpora import TUTORIAL
 from bertviz_core.lengths import cut_note
+from bertviz_core.tokens import pair_layout
 from ui import (
     attention_summary,
     attention_weights,
@@ -36,7 +37,8 @@ TABS = ["Head view", "Model view", "Statistics", "From one token"]
 
 st.title("🔦 Attention")
 text = st.text_area("Text", TUTORIAL, key="at_text", bind="query-params", max_chars=50_000, height=80)
-pair_text = st.text_input("Optional second sentence (a pair: [CLS] A [SEP] B [SEP])", "", key="at_pair",
+pair_text = st.text_input(f"Optional second sentence (a pair: {pair_layout(model_input(model_key(), 'A', 'B'))})", "",
+                          key="at_pair",
                           bind="query-params", max_chars=50_000)
 if not text.strip():
     st.info("Type a text above: every head of every layer shows how its tokens attend to each other.")

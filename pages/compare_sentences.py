@@ -8,6 +8,7 @@ from bertviz_core.corpora import news_topics
 from bertviz_core.lengths import cut_note
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.similarity import CORRECTIONS, METRICS
+from bertviz_core.tokens import pair_layout
 from ui import (
     chart,
     corpus_digest,
@@ -20,6 +21,7 @@ from ui import (
     ensure_app_navigation,
     int_slider,
     literal,
+    model_input,
     model_key,
     table,
     teaching_panel,
@@ -127,7 +129,8 @@ st.caption(f"“Beats random pairs”: the share of {len(comparison.baseline):,}
 download_csv(ranked.drop(columns="index"), "Download the ranking (CSV)", "ranking.csv", "cs_rank_csv")
 
 st.subheader("Two sentences as one input")
-pair_on = st.toggle("Encode sentences 1 and 2 as a pair: [CLS] A [SEP] B [SEP]", key="cs_pair", bind="query-params")
+pair_on = st.toggle(f"Encode sentences 1 and 2 as a pair: {pair_layout(model_input(model_key(), 'A', 'B'))}",
+                    key="cs_pair", bind="query-params")
 if pair_on:
     (pair,) = encode_texts(key, texts[:1], texts[1:2])
     alone = encode_texts(key, texts[:2])

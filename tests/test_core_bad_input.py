@@ -644,6 +644,7 @@ CASES: dict[str, Case] = {
 EXEMPT: dict[str, str] = {
     **{f"tokenizing.{name}": "batches the ModelInputs the Encoder made itself (Encoder.inputs checks the texts)"
        for name in ("batches", "padded")},
+    "tokens.pair_layout": "reads the ModelInput Encoder.inputs made of the pair (\"A\", \"B\")",
     "tokens.token_frame": "lays out the ModelInput Encoder.tokenize made, after checking the text and pad_to",
     "encoder.library_versions": "takes no argument: it reads the installed libraries' versions",
     **{f"store.{name}": "takes no argument: it reads the server's settings or hands freed memory back"

@@ -147,6 +147,7 @@ def test_a_pairs_segments_are_what_the_model_receives(app: Callable[[str], AppTe
     at.switch_page("pages/attention.py").run()
     at.text_input(key="at_pair").set_value(PAIR).run()
     assert not at.exception and (note is None or said(at))
+    assert ("<s> A </s> </s> B </s>" in at.text_input(key="at_pair").label) == name.startswith(("roberta", "xlm"))
     at.switch_page("pages/compare_sentences.py").run()
     at.toggle(key="cs_pair").set_value(True).run()
     assert not at.exception and said(at)

@@ -22,7 +22,7 @@ from bertviz_core.masked import logit_lens
 from bertviz_core.neighbours import contextuality, self_similarity
 from bertviz_core.pooling import POOLINGS
 from bertviz_core.token_index import token_index
-from bertviz_core.tokens import annotate_tokens, token_scheme
+from bertviz_core.tokens import annotate_tokens, pair_layout, token_scheme
 from bertviz_core.word_vectors import find_spans
 
 TEXTS = ["The bank by the river was muddy.", "Bank!", "A café in Zürich, by the bank; the BANK's vault.",
@@ -235,3 +235,13 @@ def test_the_token_scheme_names_the_tokenizer_and_its_continuations(family_encod
     expected = ["special" if w is None else scheme.continuation if i and w == words[i - 1] else "word start"
                 for i, w in enumerate(words)]
     assert frame["piece"].tolist() == expected and scheme.continuation in expected  # "unbelievable" is split
+
+
+@pytest.mark.parametrize("name", FAMILY_NAMES)
+def test_the_pair_layout_is_the_tokenizers_own(family_encoders: dict[str, Encoder], name: str) -> None:
+    enc = family_encoders[name]
+    ids = enc.tokenizer("A", "B")["input_ids"]
+    specials = [t for t, i in zip(enc.tokenizer.convert_ids_to_tokens(ids), ids) if i in enc.tokenizer.all_special_ids]
+    layout = pair_layout(enc.inputs(["A"], ["B"])[0])
+    assert [t for t in layout.split() if t not in ("A", "B")] == specials and layout.count("A") == layout.count("B") == 1
+    assert layout == ("<s> A </s> </s> B </s>" if name.startswith(("roberta", "xlm")) else "[CLS] A [SEP] B [SEP]")
