@@ -73,6 +73,19 @@ def family_encoders(family_dirs: dict[str, Path]) -> dict[str, Encoder]:
     return {name: load_encoder(str(folder), device=DEVICE) for name, folder in family_dirs.items()}
 
 
+@pytest.fixture(scope="session")
+def browser():  # noqa: ANN201 - a playwright Browser
+    """One headless chromium for every real-browser test of the session: playwright's sync API runs one event
+    loop per thread, so a second ``sync_playwright()`` beside a live one fails."""
+    from live_app import CHROMIUM, CHROMIUM_ARGS
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
 @pytest.fixture
 def model_calls():
     """Counts model runs (Encoder._forward, behind encode, embed and word_vectors) while a test runs:

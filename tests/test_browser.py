@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle
+from live_app import CHROMIUM, running_app, wait_idle
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("BERTVIZ_REQUIRE_BROWSER"):
@@ -16,7 +16,7 @@ if not Path(CHROMIUM).exists():
     pytest.skip("chromium is not installed (apt-get install chromium); skipping browser tests",
                 allow_module_level=True)
 
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
 from plotly.colors import qualitative  # noqa: E402
 
 from bertviz_core.corpora import news_topics  # noqa: E402
@@ -27,14 +27,6 @@ from bertviz_core.figures import GRID_ROW_PX  # noqa: E402
 def server() -> Iterator[str]:
     with running_app() as app:
         yield app.url
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def open_view(browser: Browser, url: str) -> Page:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import APP, chart, plotly_array, table
-from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle
+from live_app import CHROMIUM, running_app, wait_idle
 from model_family import EXTRAS, FAMILY
 from streamlit.testing.v1 import AppTest
 from test_embedding_lens import narrow
@@ -116,12 +116,11 @@ def test_a_failed_switch_is_shown_under_the_button(present: bool) -> None:
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed (apt-get install chromium)")
-def test_a_failed_switch_in_a_browser_shows_next_to_the_button() -> None:
-    from playwright.sync_api import expect, sync_playwright
+def test_a_failed_switch_in_a_browser_shows_next_to_the_button(browser) -> None:  # noqa: ANN001 - a Browser
+    from playwright.sync_api import expect
 
     SHOTS.mkdir(exist_ok=True)
-    with running_app() as app, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with running_app() as app:
         for mode, query in (("normal", ""), ("present", "?present=true")):
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             page.goto(f"{app.url}/masked_words{query}")
@@ -138,4 +137,3 @@ def test_a_failed_switch_in_a_browser_shows_next_to_the_button() -> None:
             assert page.locator("[data-testid='stException']").count() == 0
             page.screenshot(path=str(SHOTS / f"failed_switch_{mode}.png"))
             page.context.close()
-        browser.close()

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle
+from live_app import CHROMIUM, running_app, wait_idle
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("BERTVIZ_REQUIRE_BROWSER"):
@@ -25,7 +25,7 @@ if not Path(CHROMIUM).exists():
     pytest.skip("chromium is not installed (apt-get install chromium); skipping browser tests",
                 allow_module_level=True)
 
-from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, Page  # noqa: E402
 
 from bertviz_core.page_registry import PAGES  # noqa: E402
 
@@ -166,14 +166,6 @@ DRAWN_JS = """() => Array.from(document.querySelectorAll('[data-testid=stPlotlyC
 def server() -> Iterator[str]:
     with running_app() as app:
         yield app.url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def open_at_150_percent(browser: Browser, url: str) -> Page:

@@ -14,6 +14,7 @@ from bertviz_core import stats
 from bertviz_core.corpora import read_table, sniff_separator
 from bertviz_core.page_registry import PAGES
 from bertviz_core.similarity import top_positions, verdict
+from ui_present import CHART_PX, FONT_PX
 
 
 def test_a_verdict_needs_a_margin_and_reports_ties() -> None:
@@ -81,11 +82,11 @@ def test_presentation_mode_hides_code_and_downloads_and_fits_charts(entry) -> No
     assert not at.exception and not at.code and not at.get("download_button")
     for element in at.get("plotly_chart"):
         figure = json.loads(element.proto.spec)
-        assert figure["layout"]["height"] <= 520, element.proto.id
-        assert figure["layout"]["font"]["size"] >= 17
+        assert figure["layout"]["height"] <= CHART_PX, element.proto.id
+        assert figure["layout"]["font"]["size"] >= FONT_PX
     for element in at.get("vega_lite_chart"):  # a grid of scatters: as tall as its rows need, larger text
         spec = json.loads(element.proto.spec)
-        assert spec["layer"][1]["mark"]["fontSize"] >= 17 and spec["config"]["legend"]["labelFontSize"] >= 17
+        assert spec["layer"][1]["mark"]["fontSize"] >= FONT_PX and spec["config"]["legend"]["labelFontSize"] >= FONT_PX
 
 
 def test_the_bundled_model_is_explained_where_students_look() -> None:
