@@ -20,6 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM = DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).exists() else (shutil.which("chromium") or DEBIAN_CHROMIUM)
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+# every chart on the page drawn: plotly has its SVG, Vega-Lite its canvas
+DRAWN_JS = """() => Array.from(document.querySelectorAll('[data-testid=stPlotlyChart]'))
+    .every(el => el.querySelector('.js-plotly-plot .main-svg'))
+  && Array.from(document.querySelectorAll('[data-testid=stVegaLiteChart]')).every(el => el.querySelector('canvas'))"""
 # The longest a test waits for a script run to finish: a bound, not a timing. Beside a CPU-heavy process a
 # 160-text upload on two busy cores took past 90 s; waiting longer costs nothing when runs are quick.
 IDLE_WAIT_MS = 300_000

@@ -1,6 +1,7 @@
 """Real-browser tests: `streamlit run app.py` on a free loopback port, driven by Debian's chromium."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -8,7 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from live_app import CHROMIUM, running_app, wait_idle
+from live_app import CHROMIUM, DRAWN_JS, running_app, wait_idle
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("BERTVIZ_REQUIRE_BROWSER"):
@@ -586,14 +587,14 @@ def shared_link(page: Page) -> str:
 @pytest.mark.parametrize("path", list(SHARED))
 def test_a_shared_link_reopens_the_same_view(server: str, browser: Browser, path: str, mlm_folder: str) -> None:
     page = open_view(browser, f"{server}/{path}?{SHARED[path].format(mlm=mlm_folder)}")
-    page.wait_for_timeout(1500)
+    page.wait_for_function(DRAWN_JS, timeout=60_000)  # every chart drawn: the view is complete
     wait_idle(page)
     before = page.evaluate(SETTINGS_JS)
     link = shared_link(page)
     page.context.close()
     assert link.startswith(f"{server}/{path}?")
     again = open_view(browser, link)  # a fresh context: nothing shared but the link
-    again.wait_for_timeout(1500)
+    again.wait_for_function(DRAWN_JS, timeout=60_000)
     wait_idle(again)
     after = again.evaluate(SETTINGS_JS)
     assert len(before) >= 4 and after == before
@@ -606,11 +607,11 @@ SENSE_SCORES_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot
 
 def test_edited_sense_labels_travel_in_the_link(server: str, browser: Browser) -> None:
     page = open_view(browser, f"{server}/word_similarity?ws_preset=crane")
-    page.wait_for_timeout(1500)
+    page.wait_for_function(DRAWN_JS, timeout=60_000)
     wait_idle(page)
+    before = page.evaluate(SENSE_SCORES_JS)
     grid = page.locator("[class*='st-key-ws_senses_'] canvas").first
     grid.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
     box = grid.bounding_box()
     # Select a cell of the sense column (the right half; rows below a header), go to its first row with the
     # keyboard, and edit it as a user would: Enter opens the cell's editor, Enter again commits.
@@ -619,15 +620,15 @@ def test_edited_sense_labels_travel_in_the_link(server: str, browser: Browser) -
         page.keyboard.press("ArrowUp")
     page.keyboard.press("Enter")
     page.wait_for_selector("textarea.gdg-input", timeout=10_000)  # the cell's editor is open
-    page.wait_for_timeout(500)  # typed at once, the keys reach the editor before it is ready for them
+    # keys typed before the editor has the focus would be lost
+    page.wait_for_function("() => document.activeElement && document.activeElement.matches('textarea.gdg-input')")
     page.keyboard.press("Control+A")
     page.keyboard.type("kitchen crane", delay=30)
-    page.wait_for_timeout(300)
+    page.wait_for_function("() => (document.querySelector('textarea.gdg-input') || {}).value === 'kitchen crane'")
     page.keyboard.press("Enter")
     page.wait_for_function("() => location.search.includes('ws_senses=') && location.search.includes('kitchen')",
                            timeout=30_000)
-    wait_idle(page)
-    page.wait_for_timeout(1000)
+    page.wait_for_function(f"() => ({SENSE_SCORES_JS})() !== {json.dumps(before)}", timeout=60_000)  # redrawn
     wait_idle(page)
     edited = page.evaluate(SENSE_SCORES_JS)
     link = shared_link(page)

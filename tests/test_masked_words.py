@@ -274,12 +274,19 @@ def test_the_page_shows_guesses_and_the_lens_and_settings_run_no_model(mlm_dir: 
     assert chart(at, "mw_grid")["layout"]["shapes"][0]["y0"] == 3.5  # the chosen layer's row outlined
 
 
-@pytest.mark.parametrize(("text", "kind"), [("", "info"), ("No mask here.", "error"), ("[mask] x", "error"),
-                                            ("[MASK] " * 20, "error"), ("word " * 200 + "[MASK]", "error")])
-def test_the_page_answers_bad_input_with_a_message(mlm_dir: Path, text: str, kind: str) -> None:
+@pytest.mark.parametrize(("text", "kind", "says"), [
+    ("", "info", "Type a text with [MASK] where a word should be guessed"),
+    ("No mask here.", "error", "The text has no [MASK]"),
+    ("[mask] x", "error", "The mask is written [MASK], in capitals"),
+    ("[MASK] " * 20, "error", f"The text has 20 masks; this page guesses up to {MAX_MASKS} at once"),
+    ("word " * 200 + "[MASK]", "error", "lies past the model's"),
+])
+def test_the_page_answers_bad_input_with_a_message(mlm_dir: Path, text: str, kind: str, says: str) -> None:
     at = open_with_model(mlm_dir)
     at.text_area(key="mw_text").set_value(text).run()
-    assert not at.exception and len(getattr(at, kind)) >= 1 and "mw_grid" not in charts(at)
+    messages = [m.value.replace("\\", "") for m in getattr(at, kind)]
+    assert not at.exception and any(says in m for m in messages), messages
+    assert "mw_grid" not in charts(at)
 
 
 def test_masking_a_word_on_the_page(mlm_dir: Path) -> None:

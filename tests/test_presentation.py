@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live_app import CHROMIUM, running_app, wait_idle
+from live_app import CHROMIUM, DRAWN_JS, running_app, wait_idle
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("BERTVIZ_REQUIRE_BROWSER"):
@@ -157,9 +157,6 @@ AUDIT_JS = """([present, minFont]) => {
   return problems;
 }"""
 # Every chart on the page drawn: plotly's SVG, Vega's canvas.
-DRAWN_JS = """() => Array.from(document.querySelectorAll('[data-testid=stPlotlyChart]'))
-    .every(el => el.querySelector('.js-plotly-plot .main-svg'))
-  && Array.from(document.querySelectorAll('[data-testid=stVegaLiteChart]')).every(el => el.querySelector('canvas'))"""
 
 
 @pytest.fixture(scope="module")

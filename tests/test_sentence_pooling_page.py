@@ -5,7 +5,9 @@ import pytest
 from conftest import chart, open_page, scatter_grid
 
 from bertviz_core.corpora import news_topics
-from bertviz_core.pooling import POOLINGS
+from bertviz_core.encoder import Encoder
+from bertviz_core.pooling import POOLINGS, supported_strategies
+from bertviz_core.pooling_grid import cell_vectors, check_labels, score_cell, separation_scores
 
 PAGE = "pages/sentence_pooling.py"
 
@@ -105,11 +107,15 @@ def test_single_class_and_too_many_rows(monkeypatch: pytest.MonkeyPatch) -> None
     assert "160 rows; the limit is 100" in at.error[0].value.replace("\\", "")
 
 
-def test_labelled_upload_is_scored() -> None:
+def test_labelled_upload_is_scored_with_the_cores_verdict(bundled: Encoder) -> None:
     corpus = news_topics().sample(60, random_state=1)
     at = upload(corpus.to_csv(index=False).encode())
-    assert not at.error and ("Best silhouette" in " ".join(s.value for s in at.success)
-                             or "No clear best" in " ".join(i.value for i in at.info))
+    pooled, check = bundled.embed(list(corpus["text"])), check_labels(list(corpus["label"]))
+    expected = separation_scores(lambda cell: score_cell(cell_vectors(pooled, cell), check.scored),
+                                 supported_strategies(bundled.info.has_pooler), bundled.info.num_layers).verdict
+    shown = at.success if expected.clear else at.info
+    assert not at.error and "on 60 texts" in expected.sentence
+    assert any(expected.sentence in message.value.replace("\\", "") for message in shown), [m.value for m in shown]
 
 
 def test_the_chosen_cell_drives_code_and_downloads(model_calls: list[int]) -> None:

@@ -87,7 +87,7 @@ def unreachable_hub(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     ui.failed_models.clear()
 
 
-def test_an_unreachable_hub_fails_fast_with_a_clear_message(unreachable_hub: list[str]) -> None:
+def test_an_unreachable_hub_is_refused_with_a_clear_message(unreachable_hub: list[str]) -> None:
     assert not hub_reachable()
     with pytest.raises(ValueError, match="Could not load model 'bert-base-uncased'"):
         load_encoder("bert-base-uncased", device="cpu")
