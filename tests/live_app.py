@@ -44,14 +44,16 @@ class LiveApp:
 
 
 @contextmanager
-def running_app(script: str = "app.py", env: dict[str, str] | None = None, timeout: float = 60) -> Iterator[LiveApp]:
-    """Serve ``script`` with streamlit on a free loopback port; yield its URL and pid; stop it afterwards."""
+def running_app(script: str = "app.py", env: dict[str, str] | None = None, timeout: float = 60,
+                log: Path | None = None) -> Iterator[LiveApp]:
+    """Serve ``script`` with streamlit on a free loopback port; yield its URL and pid; stop it afterwards. With
+    ``log``, the server's output is written there."""
     port = free_port()
+    sink = log.open("w") if log is not None else subprocess.DEVNULL
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
          "--server.address", "127.0.0.1"],
-        cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})}, stdout=sink, stderr=sink,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -64,6 +66,8 @@ def running_app(script: str = "app.py", env: dict[str, str] | None = None, timeo
         except subprocess.TimeoutExpired:  # a busy server can take longer to stop: never leave one running
             proc.kill()
             proc.wait()
+        if log is not None:
+            sink.close()
 
 
 def wait_healthy(url: str, timeout: float) -> None:

@@ -411,32 +411,15 @@ def test_clicking_head_statistics_logs_no_session_state_warning(browser: Browser
     """A click sets the layer, heads and tab through a callback: Streamlit logs a warning with a stack trace (once
     per server process, hence a server of its own, its log kept) for a widget given both a default and a value
     that way."""
-    import subprocess
-    import sys
-
-    from live_app import ROOT, free_port, wait_healthy
-
-    port, log = free_port(), tmp_path / "server.log"
-    with log.open("w") as sink:
-        server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-                                   "--server.address", "127.0.0.1"], cwd=ROOT, stdout=sink, stderr=sink,
-                                  env={**os.environ, "HF_HUB_OFFLINE": "1", "BERTVIZ_WARM_UP": "0"})
-        try:
-            wait_healthy(f"http://127.0.0.1:{port}", 60)
-            page = open_view(browser, f"http://127.0.0.1:{port}/attention?at_tab=Statistics")
-            for layer, head in ((2, 3), (1, 1), (3, 2)):
-                click_head(page, 4, layer, head)
-                wait_for_chart(page, f"Layer {layer}, head {head}")
-                page.get_by_role("tab", name="Statistics").click()
-                wait_idle(page)
-            page.context.close()
-        finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:  # a busy server can take longer to stop: never leave one running
-                server.kill()
-                server.wait()
+    log = tmp_path / "server.log"
+    with running_app(env={"BERTVIZ_WARM_UP": "0"}, log=log) as app:
+        page = open_view(browser, f"{app.url}/attention?at_tab=Statistics")
+        for layer, head in ((2, 3), (1, 1), (3, 2)):
+            click_head(page, 4, layer, head)
+            wait_for_chart(page, f"Layer {layer}, head {head}")
+            page.get_by_role("tab", name="Statistics").click()
+            wait_idle(page)
+        page.context.close()
     logged = log.read_text(encoding="utf-8")
     assert "Uvicorn server started" in logged or "You can now view" in logged  # the log was captured
     assert "Session State" not in logged and "Traceback" not in logged and "Stack (most recent" not in logged, logged
