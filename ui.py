@@ -22,6 +22,7 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from bertviz_core.lengths import Lengths
+from bertviz_core.offload import JOBS, Cancelled, Offload
 from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices, describe
 from bertviz_core.store import ByteBoundedStore, cache_budget, spill_budget
 from bertviz_core.store import digest as corpus_digest
@@ -308,26 +309,22 @@ def int_slider(label: str, low: int, high: int, value: int, key: str, container:
     return int(where.slider(label, low, high, None if default == low else default, key=key, **options))
 
 
-LARGE_CORPUS = 500  # texts from which a corpus is encoded at the lowest CPU priority, so other visitors stay quick
-
-
-class Cancelled(Exception):
-    """Raised in a low-priority run at its next progress report once its page has stopped or rerun."""
+LARGE_CORPUS = 500  # texts from which a corpus is encoded in the low-priority worker process (``offload``)
 
 
 Progress = Callable[[int, int], None]
 
 
 def at_low_priority(run: Callable[[Progress], T], progress: Progress | None = None) -> T:
-    """``run(report)`` in a fresh thread at the lowest CPU priority, waited for; its result or its exception.
+    """``run(report)`` in a fresh thread at the lowest CPU priority, waited for; its result or its exception
+    (the warm-up's steps, which are this process's cached calls; a corpus goes to ``offload``'s process).
     Torch's worker threads for the model runs are started by that thread and inherit its priority (a thread
-    cannot raise its own again without privileges, hence the fresh one), so while it runs another visitor's
-    small interaction wins the cores: the fairness goal of bench-load.
+    cannot raise its own again without privileges, hence the fresh one).
 
     ``run`` calls ``report(done, total)`` as it goes; this thread, the page's, hands each new report to
     ``progress`` (a progress bar). Streamlit stops or reruns a page only in its own thread, at such a call: then
     ``report`` raises ``Cancelled`` in ``run`` at its next call, so a closed tab or a changed setting still
-    stops the work within one batch."""
+    stops the work within one step."""
     outcome: dict[str, Any] = {}
     latest: list[tuple[int, int]] = []
     cancel = threading.Event()
@@ -362,11 +359,20 @@ def at_low_priority(run: Callable[[Progress], T], progress: Progress | None = No
     return outcome["value"]
 
 
-def _sized(texts: tuple[str, ...], run: Callable[[Progress | None], T],
-           progress: Progress | None) -> Callable[[], T]:
-    """``run`` as the shared store computes it: at the lowest priority when ``texts`` is a large corpus (see
-    ``at_low_priority``), else here, reporting to ``progress``."""
-    return (lambda: at_low_priority(run, progress)) if len(texts) >= LARGE_CORPUS else (lambda: run(progress))
+@st.cache_resource(show_spinner=False)
+def offload() -> Offload:
+    """The server's one worker process for model runs over large corpora (``offload.Offload``)."""
+    return Offload()
+
+
+def _sized(key: tuple[str, str], job: str, texts: tuple[str, ...], progress: Progress | None) -> Callable[[], Any]:
+    """``offload.JOBS[job]`` over ``texts`` as the shared store computes it: for a large corpus in the worker
+    process at the lowest priority, so that other visitors' pages keep the cores and the interpreter (the
+    fairness goal of bench-load), results over the store's budget coming back memory-mapped; else here."""
+    if len(texts) >= LARGE_CORPUS:
+        model = None if key[0] == BUNDLED_MODEL else key[0]
+        return lambda: offload().run(job, model, key[1], texts, progress, in_memory_up_to=result_store().budget)
+    return lambda: JOBS[job](get_encoder(*key), texts, progress)
 
 
 def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
@@ -377,17 +383,14 @@ def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
     function may not do, and a hit returns the arrays themselves, without a copy.
     """
     return shared(("embed", model_of(key), corpus_digest(texts)),
-                   _sized(texts, lambda report: get_encoder(*key).embed(list(texts), progress=report), progress))
+                   _sized(key, "embed", texts, progress))
 
 
 def token_index(key: tuple[str, str], corpus_id: str, texts: tuple[str, ...],
                 progress: Callable[[int, int], None] | None = None) -> TokenIndex:
     """``Encoder.token_index`` of a corpus (``corpus_id`` its digest), built once per (model, corpus) and
     shared read-only by every session, within the shared store's byte budget."""
-    from bertviz_core.token_index import token_index as build
-
-    return shared(("token index", model_of(key), corpus_id),
-                  _sized(texts, lambda report: build(get_encoder(*key), texts, report), progress))
+    return shared(("token index", model_of(key), corpus_id), _sized(key, "token index", texts, progress))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

@@ -52,9 +52,13 @@ CHANGES = {  # page's URL path: [(widget kind, key, value), ...] settings that m
 NEEDS_MLM_HEAD = {"masked_words"}
 # Uploads larger than a 1 MiB store (page file, source radio, uploader, CSV, setting changes): 40 rows give a
 # 2 MiB token index on Similar contexts and 3.4 MiB of pooled vectors on Task measures.
+# The 600-row upload is a large corpus (ui.LARGE_CORPUS): encoded in the worker process, whose jobs are counted.
 ROWS = [f"Row {i} the boat drifted past the river bank at dawn while herons waited" for i in range(40)]
+LARGE = [f"Row {i} the heron waited by the bank of the slow river" for i in range(600)]
 BIG_UPLOADS = [
     ("pages/similar_contexts.py", "sc_source", "sc_upload", "text\n" + "\n".join(ROWS),
+     [("slider", "sc_k", 5), ("slider", "sc_layer_left", 2), ("selectbox", "sc_metric", "dot product")]),
+    ("pages/similar_contexts.py", "sc_source", "sc_upload", "text\n" + "\n".join(LARGE),
      [("slider", "sc_k", 5), ("slider", "sc_layer_left", 2), ("selectbox", "sc_metric", "dot product")]),
     ("pages/task_measures.py", "tm_source", "tm_upload",
      "text,label\n" + "\n".join(f"{row},{i % 2}" for i, row in enumerate(ROWS)),
@@ -66,7 +70,7 @@ def main() -> None:
     missing = [entry.file for entry in PAGES if entry.url_path not in CHANGES]
     if missing:
         raise SystemExit(f"bench/model_calls.py lists no setting changes for {', '.join(missing)}: add them to CHANGES.")
-    print(f"{'page':20} {'first render':>13} {'setting changes':>16} {'model runs on them':>19}")
+    print(f"{'page':36} {'first render':>13} {'setting changes':>16} {'model runs on them':>19}")
     with tempfile.TemporaryDirectory() as folder, counting_model_runs() as runs:
         mlm = str(save_tiny_bert(Path(folder), heads=12, mlm=True))
         for entry in PAGES:
@@ -81,7 +85,7 @@ def main() -> None:
             title = next(entry.title for entry in PAGES if entry.file == file)
             upload = [("radio", source, "Upload a CSV"),
                       ("file_uploader", uploader, ("big.csv", csv.encode(), "text/csv"))]
-            measure(file, f"{title} upload", changes, runs, first_steps=upload)
+            measure(file, f"{title} upload, {csv.count(chr(10)):,} rows", changes, runs, first_steps=upload)
         store = ui.result_store()
         print(f"kept on disk: {store.on_disk / 2**20:.1f} MiB, over a memory budget of {store.budget / 2**20:.0f} MiB")
 
@@ -107,7 +111,7 @@ def measure(file: str, title: str, changes: list[tuple[str, str, object]], runs:
         else:
             getattr(at, kind)(key=key).set_value(value).run()
         assert not at.exception, at.exception
-    print(f"{title:20} {first:13} {len(changes):16} {len(runs) - first:19}")
+    print(f"{title:36} {first:13} {len(changes):16} {len(runs) - first:19}")
 
 
 if __name__ == "__main__":

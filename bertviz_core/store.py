@@ -86,6 +86,8 @@ def to_disk(array: np.ndarray, folder: str) -> np.ndarray:
     """A read-only memory map holding ``array``'s values, in a file with no name: the disk space returns to
     the system once the last reference to the map is gone, and no file outlives the server."""
     checks.numbers(array, "array", None, min_rows=0, finite=False)
+    if isinstance(array, np.memmap) and not array.flags.writeable:
+        return array  # on disk already, read-only (``offload`` hands large results back so)
     if array.size == 0:
         return array  # nothing to map: a file of no bytes cannot be memory-mapped
     with tempfile.TemporaryFile(dir=folder) as file:

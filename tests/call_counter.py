@@ -5,21 +5,27 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from bertviz_core.encoder import Encoder
+from bertviz_core.offload import Offload
 
 
 @contextmanager
 def counting_model_runs() -> Iterator[list[int]]:
-    """Record every forward pass (``Encoder._forward``, behind encode, embed, attentions and word_vectors) while
-    the block runs: one entry per run, holding how many texts it was given. Restored afterwards."""
+    """Record every forward pass (``Encoder._forward``, behind encode, embed, attentions and word_vectors) and
+    every job sent to the worker process (``Offload.run``: a large corpus, whose passes run out of sight)
+    while the block runs: one entry per run or job, holding how many texts it was given. Restored afterwards."""
     runs: list[int] = []
-    original = Encoder._forward
+    forward, offloaded = Encoder._forward, Offload.run
 
     def counting(self: Encoder, items, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
         runs.append(len(items))
-        yield from original(self, items, *args, **kwargs)
+        yield from forward(self, items, *args, **kwargs)
 
-    Encoder._forward = counting
+    def counting_jobs(self: Offload, job, model, device, texts, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        runs.append(len(texts))
+        return offloaded(self, job, model, device, texts, *args, **kwargs)
+
+    Encoder._forward, Offload.run = counting, counting_jobs
     try:
         yield runs
     finally:
-        Encoder._forward = original
+        Encoder._forward, Offload.run = forward, offloaded

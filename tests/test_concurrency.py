@@ -95,7 +95,7 @@ def test_every_page_declares_its_warm_up_from_known_steps_and_every_step_serves_
 
 
 
-def test_a_large_corpus_runs_at_the_lowest_priority_and_hands_back_its_result_or_error() -> None:
+def test_a_low_priority_run_runs_at_the_lowest_priority_and_hands_back_its_result_or_error() -> None:
     import os
     import sys
 
@@ -107,8 +107,26 @@ def test_a_large_corpus_runs_at_the_lowest_priority_and_hands_back_its_result_or
     assert ui.at_low_priority(priority) == 19 and priority() < 19  # the caller's priority is kept
     with pytest.raises(ValueError, match="refused"):
         ui.at_low_priority(lambda report: (_ for _ in ()).throw(ValueError("refused")))
+
+
+def test_a_large_corpus_goes_to_the_worker_process_and_a_small_one_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ui
+
+    class Here:
+        def embed(self, texts: list[str], progress: object = None) -> str:
+            return f"here: {len(texts)}"
+
+    class Worker:
+        def run(self, job: str, model: str | None, device: str, texts: tuple[str, ...], progress: object,
+                in_memory_up_to: int) -> str:
+            return f"worker: {job} {model} {device} {len(texts)} {in_memory_up_to == ui.result_store().budget}"
+
+    monkeypatch.setattr(ui, "get_encoder", lambda model, device: Here())
+    monkeypatch.setattr(ui, "offload", Worker)
     small, large = ("a",) * (ui.LARGE_CORPUS - 1), ("a",) * ui.LARGE_CORPUS
-    assert ui._sized(small, priority, None)() < 19 and ui._sized(large, priority, None)() == 19
+    assert ui._sized((ui.BUNDLED_MODEL, "cpu"), "embed", small, None)() == f"here: {len(small)}"
+    assert ui._sized((ui.BUNDLED_MODEL, "cpu"), "embed", large, None)() == f"worker: embed None cpu {len(large)} True"
+    assert ui._sized(("/a/folder", "auto"), "token index", large, None)().startswith("worker: token index /a/folder auto")
 
 
 def test_a_low_priority_run_reports_progress_and_stops_when_its_page_stops() -> None:

@@ -1,0 +1,116 @@
+"""The low-priority worker process for large corpora (``bertviz_core.offload``): the same numbers as the
+same job run here, on every architecture of the family fixture; its priority, cancelling, failures, results
+over the memory budget, and the idle exit."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bertviz_core import Encoder
+from bertviz_core.offload import JOBS, Offload
+from bertviz_core.store import ByteBoundedStore, arrays
+
+TEXTS = ("The bank raised its rates.", "We sat on the river bank.", "Ein Satz auf Deutsch, mit Umlauten: äöü.",
+         "A much longer sentence " + "with many more words " * 12, "short")
+
+
+@pytest.fixture(scope="module")
+def worker():  # noqa: ANN201 - an Offload
+    offload = Offload(idle_seconds=600)
+    yield offload
+    offload.stop()
+
+
+def same_result(here: object, there: object) -> None:
+    """Same arrays (within float32's spread between processes) and the same everything else."""
+    for mine, theirs in zip(arrays(here), arrays(there), strict=True):
+        assert mine.shape == theirs.shape and mine.dtype == theirs.dtype
+        np.testing.assert_allclose(np.asarray(theirs, np.float32), np.asarray(mine, np.float32), atol=1e-5, rtol=1e-3)
+    if hasattr(here, "tokens"):
+        assert here.tokens.equals(there.tokens) and here.texts == there.texts
+
+
+@pytest.mark.parametrize("job", list(JOBS))
+def test_every_job_in_the_worker_equals_the_same_job_here_on_every_architecture(
+        worker: Offload, job: str, family_dirs: dict[str, Path], family_encoders: dict[str, Encoder],
+        bundled: Encoder) -> None:
+    for name, folder in family_dirs.items():
+        same_result(JOBS[job](family_encoders[name], TEXTS, None), worker.run(job, str(folder), "cpu", TEXTS))
+    same_result(JOBS[job](bundled, TEXTS, None), worker.run(job, None, "cpu", TEXTS))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="priorities read on Linux only")
+def test_the_worker_runs_at_the_lowest_priority_and_the_caller_keeps_its_own(worker: Offload) -> None:
+    worker.run("embed", None, "cpu", TEXTS[:1])
+    assert os.getpriority(os.PRIO_PROCESS, worker.pid) == 19
+    assert os.getpriority(os.PRIO_PROCESS, 0) < 19
+
+
+def test_progress_reaches_the_caller_and_a_stopped_caller_cancels_the_job_within_a_batch(worker: Offload) -> None:
+    corpus = TEXTS * 40  # 200 texts: several batches
+    shown: list[tuple[int, int]] = []
+    worker.run("embed", None, "cpu", corpus, lambda done, total: shown.append((done, total)))
+    assert shown[0] == (0, len(corpus)) and shown[-1] == (len(corpus), len(corpus)) and shown == sorted(shown)
+
+    class Stopped(Exception):  # what Streamlit raises in the page's thread at a progress call once a tab closed
+        pass
+
+    def bar(done: int, total: int) -> None:
+        if done > 0:
+            raise Stopped
+
+    shown.clear()
+    with pytest.raises(Stopped):
+        worker.run("embed", None, "cpu", corpus * 10, bar)
+    started = time.perf_counter()
+    result = worker.run("embed", None, "cpu", TEXTS, lambda done, total: shown.append((done, total)))
+    assert time.perf_counter() - started < 60  # the cancelled job did not run on through its 2,000 texts first
+    assert shown == [(0, len(TEXTS)), (len(TEXTS), len(TEXTS))] and result["mean"].shape[0] == len(TEXTS)
+
+
+def test_a_result_over_the_memory_budget_comes_back_mapped_read_only_and_the_store_keeps_it_so(
+        worker: Offload) -> None:
+    in_memory = worker.run("token index", None, "cpu", TEXTS)
+    mapped = worker.run("token index", None, "cpu", TEXTS, in_memory_up_to=in_memory.vectors.nbytes - 1)
+    assert not isinstance(in_memory.vectors, np.memmap) and in_memory.vectors.flags.writeable
+    assert isinstance(mapped.vectors, np.memmap) and not mapped.vectors.flags.writeable
+    np.testing.assert_array_equal(mapped.vectors, in_memory.vectors)
+    store = ByteBoundedStore(budget=1, disk_budget=1 << 30)
+    assert store.put("index", mapped).vectors is mapped.vectors  # already on disk: not copied again
+
+
+def test_failures_come_back_as_value_errors_and_a_dead_worker_is_replaced(worker: Offload, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no config.json"):
+        worker.run("embed", str(tmp_path), "cpu", TEXTS)
+    with pytest.raises(ValueError, match="Unknown job 'fly'"):
+        worker.run("fly", None, "cpu", TEXTS)
+    with pytest.raises(ValueError, match="texts must all be strings"):
+        worker.run("embed", None, "cpu", [1, 2])  # checked here, before the worker sees it
+
+    def kill(done: int, total: int) -> None:
+        if 0 < done < total and worker.pid is not None:
+            os.kill(worker.pid, 9)  # as the kernel's out-of-memory killer would, mid-job
+
+    with pytest.raises(ValueError, match="worker .* stopped before it finished"):
+        worker.run("embed", None, "cpu", TEXTS * 40, kill)
+    assert worker.run("embed", None, "cpu", TEXTS)["mean"].shape[0] == len(TEXTS)
+
+
+def test_an_idle_worker_exits_and_the_next_job_starts_another() -> None:
+    offload = Offload(idle_seconds=0.5)
+    try:
+        offload.run("embed", None, "cpu", TEXTS[:1])
+        first = offload.pid
+        assert first is not None
+        deadline = time.monotonic() + 30
+        while offload.pid is not None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert offload.pid is None
+        assert offload.run("embed", None, "cpu", TEXTS[:1])["mean"].shape[0] == 1 and offload.pid != first
+    finally:
+        offload.stop()
