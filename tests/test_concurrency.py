@@ -121,12 +121,12 @@ def test_a_large_corpus_goes_to_the_worker_process_and_a_small_one_runs_here(mon
                 in_memory_up_to: int) -> str:
             return f"worker: {job} {model} {device} {len(texts)} {in_memory_up_to == ui.result_store().budget}"
 
-    monkeypatch.setattr(ui, "get_encoder", lambda model, device: Here())
-    monkeypatch.setattr(ui, "offload", Worker)
+    monkeypatch.setattr(ui.results, "get_encoder", lambda model, device: Here())
+    monkeypatch.setattr(ui.results, "offload", Worker)
     small, large = ("a",) * (ui.LARGE_CORPUS - 1), ("a",) * ui.LARGE_CORPUS
-    assert ui._sized((ui.BUNDLED_MODEL, "cpu"), "embed", small, None)() == f"here: {len(small)}"
-    assert ui._sized((ui.BUNDLED_MODEL, "cpu"), "embed", large, None)() == f"worker: embed None cpu {len(large)} True"
-    assert ui._sized(("/a/folder", "auto"), "token index", large, None)().startswith("worker: token index /a/folder auto")
+    assert ui.results._sized((ui.BUNDLED_MODEL, "cpu"), "embed", small, None)() == f"here: {len(small)}"
+    assert ui.results._sized((ui.BUNDLED_MODEL, "cpu"), "embed", large, None)() == f"worker: embed None cpu {len(large)} True"
+    assert ui.results._sized(("/a/folder", "auto"), "token index", large, None)().startswith("worker: token index /a/folder auto")
 
 
 def test_a_low_priority_run_reports_progress_and_stops_when_its_page_stops() -> None:

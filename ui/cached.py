@@ -1,0 +1,146 @@
+"""Cached core calls: each wraps one bertviz_core function in a bounded ``st.cache_data``.
+
+Small results (a token table, a grid cell, a map) live here, keyed by the model and a content digest;
+the large ones (encodings, pooled corpora, token indexes) live in ``ui.results``' shared store.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from bertviz_core.lengths import Lengths
+from bertviz_core.store import digest as corpus_digest
+from bertviz_core.word_vectors import Occurrence, occurrences
+
+from ui.picker import get_encoder
+from ui.results import encode_texts
+
+if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
+    from bertviz_core.encoding import Encoding
+    from bertviz_core.masked import MaskLens, Masks
+    from bertviz_core.neighbours import Contextuality
+    from bertviz_core.token_index import TokenIndex
+    from bertviz_core.pooling_grid import Cell, CellResult, SeparationScores
+    from bertviz_core.task_measures import ProbePlan, ProbeScore
+
+
+
+@st.cache_data(max_entries=4, show_spinner=False)
+def vocabulary(key: tuple[str, str]) -> pd.DataFrame:
+    """Cached ``vocab.vocabulary_table`` of the model's tokenizer: id, token, kind."""
+    from bertviz_core.vocab import vocabulary_table
+
+    return vocabulary_table(get_encoder(*key).tokenizer)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def masks(key: tuple[str, str], text: str) -> Masks:
+    """Cached ``masked.masks``: where a text's masks are, or ValueError saying what to change."""
+    from bertviz_core.masked import masks as find
+
+    return find(get_encoder(*key), text)
+
+
+@st.cache_data(max_entries=32, show_spinner="Loading the masked-language-model head and running the model…")
+def masked_lens(key: tuple[str, str], text: str, hidden_ids: tuple[int | None, ...]) -> list[MaskLens]:
+    """Cached ``masked.logit_lens`` at its largest k, so a smaller k or another layer is read from it."""
+    from bertviz_core.masked import MAX_TOP_K, logit_lens
+
+    return logit_lens(get_encoder(*key), text, MAX_TOP_K, hidden_ids)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def neighbour_summary(key: tuple[str, str], corpus_id: str, sentence: str, token: int, k: int, metric: str,
+                      word: str, _index: TokenIndex) -> pd.DataFrame:
+    """Cached ``neighbours.layer_summary`` of one token of ``sentence`` over the corpus ``corpus_id`` (the
+    sentence itself left out of it)."""
+    from bertviz_core.neighbours import layer_summary, own_sentences
+
+    states = encode_texts(key, (sentence,))[0].hidden_states[:, token]
+    return layer_summary(_index, states, word, k, metric, own_sentences(_index.texts, sentence))
+
+
+@st.cache_data(max_entries=16, show_spinner="Measuring how contextual each layer is…")
+def corpus_contextuality(key: tuple[str, str], corpus_id: str, _index: TokenIndex) -> Contextuality:
+    """Cached ``neighbours.contextuality`` of the corpus ``corpus_id``."""
+    from bertviz_core.neighbours import contextuality
+
+    return contextuality(_index)
+
+
+def word_occurrences(key: tuple[str, str], texts: tuple[str, ...], word: str, subword: str) -> list[Occurrence]:
+    """Occurrences of ``word`` from the shared encodings: a new word or rule runs no model."""
+    return _occurrences(key, corpus_digest(texts), word, subword, encode_texts(key, texts))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _occurrences(key: tuple[str, str], texts_id: str, word: str, subword: str,
+                 _encodings: list[Encoding]) -> list[Occurrence]:
+    return occurrences(_encodings, word, subword)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def tokenize_text(key: tuple[str, str], text: str, text_pair: str | None, pad_to: int | None) -> pd.DataFrame:
+    """Cached ``Encoder.tokenize``."""
+    return get_encoder(*key).tokenize(text, text_pair, pad_to)
+
+
+@st.cache_data(max_entries=16, show_spinner="Counting tokens…")
+def corpus_lengths(key: tuple[str, str], corpus_id: str, _texts: tuple[str, ...]) -> Lengths:
+    """``Encoder.lengths`` of a corpus (tokenizing only, no model run), keyed by its digest ``corpus_id``."""
+    return Lengths.of(get_encoder(*key).lengths(list(_texts)))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def parse_pairs(data: bytes) -> pd.DataFrame:
+    """Cached ``corpora.read_pairs`` of an uploaded file's bytes."""
+    from bertviz_core.corpora import read_pairs
+
+    return read_pairs(data)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def pooling_cell(key: tuple[str, str], corpus_id: str, labels_id: str | None, cell: Cell,
+                 _pooled: dict[str, np.ndarray], _labels: list[str] | None) -> CellResult:
+    """Cached ``pooling_grid.score_cell`` of one (strategy, layer) of a pooled corpus.
+
+    Keyed by content digests (``corpus_id``, ``labels_id``, None when unscored) computed once per run:
+    hashing the vectors or labels on every call of a 20-panel grid would cost more than the lookup saves.
+    """
+    from bertviz_core.pooling_grid import cell_vectors, score_cell
+
+    return score_cell(cell_vectors(_pooled, cell), _labels if labels_id else None)
+
+
+@st.cache_data(max_entries=2048, show_spinner=False)
+def probe_cell(key: tuple[str, str], corpus_id: str, labels_id: str, cell: Cell, _pooled: dict[str, np.ndarray],
+               _labels: list[str], _plan: ProbePlan) -> ProbeScore:
+    """Cached ``task_measures.probe`` of one (strategy, layer) of a pooled corpus, keyed as ``pooling_cell``."""
+    from bertviz_core.pooling_grid import cell_vectors
+    from bertviz_core.task_measures import probe
+
+    return probe(cell_vectors(_pooled, cell), _labels, _plan)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def map_cell(key: tuple[str, str], corpus_id: str, cell: Cell, projection: str,
+             _pooled: dict[str, np.ndarray]) -> tuple[np.ndarray, float]:
+    """Cached ``projection.project`` of one cell: its (n, 2) map and trustworthiness."""
+    from bertviz_core.pooling_grid import cell_vectors
+    from bertviz_core.projection import project
+
+    return project(projection, cell_vectors(_pooled, cell))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def correlation_scores(key: tuple[str, str], pairs_id: str, correction: str, cells: tuple[Cell, ...],
+                       _first: dict[str, np.ndarray], _second: dict[str, np.ndarray],
+                       _gold: tuple[float, ...], _reference_rows: list[int]) -> SeparationScores:
+    """Cached Spearman correlations of every cell of scored pairs, judged on a bootstrap of the pairs
+    (``task_measures.correlation_grid``)."""
+    from bertviz_core.task_measures import correlation_grid
+
+    return correlation_grid(cells, _first, _second, _gold, correction, _reference_rows)

@@ -1,0 +1,210 @@
+"""Display helpers every page uses: messages, sliders, charts, tables, the teaching panel, downloads.
+
+They lay out what the core computed; none computes a number. Charts and tables follow presentation mode
+(``ui.links.presenting``).
+"""
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+
+import ui_present
+from ui.links import MAX_LINK_VALUE, presenting, share_link
+
+if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
+    from bertviz_core.pooling_grid import SeparationScores
+
+T = TypeVar("T")
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
+# GFM turns bare URLs, www. names and e-mail addresses into links, escaped or not. An invisible word
+# joiner (U+2060) where the autolink rule looks breaks it; the text still reads the same.
+_AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=w)(?=ww\.)|(?=@)")
+
+
+def literal(text: str) -> str:
+    """Escape Markdown so user text inside a message shows as typed, never rendered: no formatting, no links."""
+    return _MARKDOWN.sub(r"\\\1", _AUTOLINK.sub("\u2060", text))
+
+
+def or_stop(compute: Callable[[], T], icon: str = "✋") -> T:
+    """``compute()``; when it raises ValueError, the message as an error, and the page stops there."""
+    try:
+        return compute()
+    except ValueError as err:
+        st.error(literal(str(err)), icon=icon)
+        st.stop()
+
+
+def int_slider(label: str, low: int, high: int, value: int, key: str, container: Any = None, **options: Any) -> int:
+    """An integer slider whose ends come from the model's facts (its layers, heads, tokens). Streamlit refuses a
+    slider whose ends meet, so a range of one value (a one-layer model's layers) is stated as text, not drawn;
+    the default is held inside the range. ``options`` go to ``st.slider``.
+
+    A default at the low end is passed as None (Streamlit's own default, the same value): a slider that a
+    callback sets (Attention's click on a head) would otherwise log Streamlit's warning about a widget given
+    both a default and a Session State value."""
+    where = container or st
+    if high <= low:
+        where.markdown(f"{literal(label)}: **{low}**, the only one this model has")
+        return low
+    default = min(max(value, low), high)
+    return int(where.slider(label, low, high, None if default == low else default, key=key, **options))
+
+
+def with_progress(label: str, run: Callable[[Callable[[int, int], None]], T]) -> T:
+    """``run(progress)`` with a progress bar that ``progress(done, total)`` moves, removed when it returns
+    (on a cached result the bar never shows)."""
+    bar = st.empty()
+    result = run(lambda done, total: bar.progress(done / total, text=f"{label}: {done:,} of {total:,} texts"))
+    bar.empty()
+    return result
+
+
+def cut_warning(note: str | None) -> None:
+    """Show what truncation cut (``lengths.cut_note``), when it cut something."""
+    if note:
+        st.warning(note, icon="✂️")
+
+
+def score_grid_view(scores: SeparationScores, measure: str, key: str, container: Any = None) -> None:
+    """A score grid as a heatmap with its top cells boxed, layer-independent strategies as a table, and the
+    verdict: the core's sentence when judged on replicates (folds or a bootstrap), else the best cell with its lead,
+    or a tie (with the reason when there is one)."""
+    import bertviz_core.figures as figures
+
+    with container or st.container():
+        if not scores.per_layer.empty:
+            chart(figures.score_grid_figure(scores.per_layer, f"{measure} per strategy × layer",
+                                            scores.top_positions()), key=key, container=container)
+        if not scores.single.empty:
+            table(scores.single.rename(measure).to_frame().reset_index(names="layer-independent strategy"),
+                  key=f"{key}_single")
+        top = scores.verdict
+        if top is None:
+            st.info(f"No {measure} could be computed for these cells.")
+            return
+        if top.sentence:  # judged on folds/bootstrap: the core's sentence, with count, interval and chance
+            (st.success if top.clear else st.info)(
+                top.sentence + ("" if top.clear else " " + (scores.tie_reason() or "")),
+                icon="🏆" if top.clear else "🤝")
+            return
+        named = [f"{row} (one vector)" if col == "one vector" else f"{row} at {col}" for row, col in top.cells]
+        if top.tie:
+            st.info(f"**A tie** on {measure}, no single best: {literal(', '.join(named))} score within {top.margin} "
+                    f"of each other ({top.value:.3f}); differences that small are not a reason to prefer one. "
+                    + (scores.tie_reason() or ""), icon="🤝")
+        else:
+            ahead = f", {top.lead:.3f} ahead of the next cell" if top.lead == top.lead else ""
+            st.success(f"Best {measure} on this corpus: **{literal(named[0])}** ({top.value:.3f}{ahead}).", icon="🏆")
+
+
+STATIC_ROWS = 128  # tables up to this many rows are static; longer ones scroll in a data grid
+
+
+def markdown_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text cells and headers show as typed in an element that renders Markdown."""
+    as_typed = lambda v: literal(v) if isinstance(v, str) else v  # noqa: E731
+    safe = frame.copy()
+    for column in frame.select_dtypes(include=["object", "string", "category"]).columns:
+        values = frame[column]  # escaped in place, keeping the dtype: a column of ints and None stays one
+        safe[column] = (values.cat.rename_categories(as_typed) if isinstance(values.dtype, pd.CategoricalDtype)
+                        else pd.Series([as_typed(v) for v in values], index=values.index, dtype=values.dtype))
+    return safe.rename(columns=as_typed)
+
+
+def table(frame: pd.DataFrame, key: str, height: int = 600, row_css: pd.Series | None = None) -> None:
+    """A table without its index, numbers to 3 decimals, text shown as typed, in a container keyed ``key`` (tests find it by
+    that key); ``row_css`` (CSS per row, aligned with the frame's index) styles whole rows. Up to
+    ``STATIC_ROWS`` rows it is static, which redraws at once when a setting changes (a scrolling data
+    grid takes ~0.25 s more); longer ones scroll in a grid of ``height`` px."""
+    static = len(frame) <= STATIC_ROWS
+    styler = (markdown_safe(frame) if static else frame).style.format(precision=3)  # st.table renders Markdown
+    if row_css is not None:
+        styler = styler.apply(lambda row: [row_css[row.name]] * len(row), axis=1)
+    with st.container(key=key):
+        if static:
+            st.table(styler, hide_index=True)
+        else:
+            st.dataframe(styler, hide_index=True, width="stretch", height=height)
+
+
+def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
+    """Draw a plotly figure. Its camera button saves the picture (PNG or SVG, as chosen in the sidebar) at
+    the figure's own size with its title, so nothing is clipped. Long titles wrap and crowded tick labels
+    stand upright; in presentation mode text is larger and the chart fits one screen (``ui_present``). In a
+    column from ``ui_present.columns`` the title wraps to that column. ``options`` go to ``st.plotly_chart``."""
+    layout = figure.layout
+    shown = presenting()
+    if shown:
+        ui_present.present(figure)
+    ui_present.wrap_title(figure, ui_present.title_chars(shown, container), ui_present.TITLE_PX + 4 if shown else 20)
+    ui_present.level_ticks(figure)
+    height, width = layout.height or 450, layout.width or 1100
+    picture = st.session_state.get("picture_format", "png")
+    config = {"toImageButtonOptions": {"format": picture, "filename": key, "height": height, "width": width,
+                                       "scale": 2 if picture == "png" else 1}, "displaylogo": False}
+    return (container or st).plotly_chart(figure, key=key, config=config, **options)
+
+
+def scatter_grid(panels: list[Any], cols: int, labels: list[str] | None, texts: list[str], key: str,
+                 csv_label: str, csv_name: str) -> None:
+    """A grid of scatters (``figures.Panel``s, ``cols`` to a row) drawn on one canvas, and its points as a
+    CSV (panel, text, label, x, y). The chart's toolbar saves it as PNG; in presentation mode text is larger."""
+    import bertviz_core.figures as figures
+
+    spec, data = figures.pca_grid_spec(panels, cols, labels, texts, font_px=17 if presenting() else 12,
+                                       height_px=ui_present.GRID_PX if presenting() else None)
+    with st.container(key=key):  # the chart itself carries no key on the page
+        st.vega_lite_chart(spec=spec, key=f"{key}_chart", width="stretch")
+    panel_names = data["title"].astype(str).str.replace("\n", " · ")  # one line per panel name
+    download_csv(data.assign(panel=panel_names)[["panel", "text", "label", "x", "y"]], csv_label, csv_name, f"{key}_csv")
+
+
+def teaching_panel(what: str, code: str) -> None:
+    """'What you are looking at' (two lines), the plain transformers code, and a link to this view;
+    in presentation mode only the two lines."""
+    st.info(what, icon="🔎")
+    if presenting():
+        return
+    with st.expander("Reproduce these numbers in a notebook, or share this view"):
+        st.code(code, language="python")
+        link, too_long = share_link()
+        st.caption("Link that reopens this view with the same settings:")
+        st.code(link, language=None)
+        if too_long:
+            st.caption(f"Left out of the link, being longer than {MAX_LINK_VALUE:,} characters: "
+                       f"{', '.join(too_long)}. Whoever opens it sees the default text there; paste yours in.")
+
+
+def download_npy(array: np.ndarray, label: str, file_name: str, key: str) -> None:
+    """A NumPy .npy download button for an array, written only when clicked; none in presentation mode."""
+    if presenting():
+        return
+    # The button keeps its data for the session's life: a copy of just these rows, not a view that would keep
+    # the whole shared array (counted in the store's budget) alive once the store has let it go.
+    data = np.array(array, copy=True)
+
+    def npy() -> bytes:
+        buffer = io.BytesIO()
+        np.save(buffer, data)
+        return buffer.getvalue()
+
+    st.download_button(label, npy, file_name=file_name, key=key, on_click="ignore")
+
+
+def download_csv(frame: pd.DataFrame, label: str, file_name: str, key: str) -> None:
+    """A CSV download button for the numbers behind a table or chart, written only when clicked; none in
+    presentation mode."""
+    if presenting():
+        return
+    st.download_button(label, lambda: frame.to_csv(index=False).encode("utf-8"), file_name=file_name,
+                       mime="text/csv", key=key, on_click="ignore")

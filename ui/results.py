@@ -1,0 +1,172 @@
+"""Results shared by every session: the byte-bounded store, and the model runs that fill it.
+
+Encodings, attention weights and summaries, pooled corpora and token indexes are kept once per (model
+identity, content) in ``result_store`` (``bertviz_core.store.ByteBoundedStore``). A large corpus is encoded
+in the worker process of ``bertviz_core.offload``, so that it does not slow other visitors' pages.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+import streamlit as st
+
+from bertviz_core.offload import JOBS, Cancelled, Offload
+from bertviz_core.models import BUNDLED_MODEL
+from bertviz_core.store import ByteBoundedStore, cache_budget, spill_budget
+from bertviz_core.store import digest as corpus_digest
+
+from ui.picker import get_encoder
+
+if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
+    from bertviz_core.attention import AttentionSummary
+    from bertviz_core.encoding import Encoding, ModelInput
+    from bertviz_core.token_index import TokenIndex
+
+T = TypeVar("T")
+
+
+@st.cache_resource
+def result_store() -> ByteBoundedStore:
+    """Pooled corpora, encodings and token indexes of every session (see ``store.ByteBoundedStore``)."""
+    return ByteBoundedStore(cache_budget(), spill_budget())
+
+
+def model_of(key: tuple[str, str]) -> tuple[str, str]:
+    """What stored results are keyed by for the model picked as ``key``: its identity (the content of its files,
+    or its hub revision, and the library versions; ``identity.model_identity``) and the device, not its label."""
+    encoder = get_encoder(*key)
+    return encoder.info.identity, encoder.info.device
+
+
+def shared(entry: Hashable, compute: Callable[[], Any]) -> Any:
+    """``entry``'s result from the store every session shares, computed on a miss (``get_or_compute``)."""
+    return result_store().get_or_compute(entry, compute)
+
+
+def encode_texts(key: tuple[str, str], texts: tuple[str, ...],
+                 text_pairs: tuple[str, ...] | None = None) -> list[Encoding]:
+    """``Encoder.encode`` through the shared store: the model runs once per (model, texts, pairs)."""
+    def run() -> list[Encoding]:
+        with st.spinner("Running the model…"):
+            return get_encoder(*key).encode(list(texts), None if text_pairs is None else list(text_pairs))
+
+    pairs_id = None if text_pairs is None else corpus_digest(text_pairs)
+    return shared(("encode", model_of(key), corpus_digest(texts), pairs_id), run)
+
+
+def attention_weights(key: tuple[str, str], text: str, text_pair: str | None) -> np.ndarray:
+    """``Encoder.attentions`` of one text (or pair) through the shared store: (layers, heads, tokens, tokens)."""
+    def run() -> list[np.ndarray]:
+        with st.spinner("Running the model with eager attention…"):
+            return get_encoder(*key).attentions([text], None if text_pair is None else [text_pair])
+
+    return shared(("attention", model_of(key), corpus_digest((text, text_pair or "")), text_pair is None), run)[0]
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def model_input(key: tuple[str, str], text: str, text_pair: str | None) -> ModelInput:
+    """Cached ``Encoder.inputs`` of one text (or pair): its tokens, segments and what truncation dropped."""
+    return get_encoder(*key).inputs([text], None if text_pair is None else [text_pair])[0]
+
+
+def attention_summary(key: tuple[str, str], text: str, text_pair: str | None,
+                      weights: np.ndarray) -> AttentionSummary:
+    """``attention.summarize`` through the shared store: head statistics, rollout and thumbnails of one text's
+    weights. In the store, not in a ``st.cache_data`` of 32 entries, as its rollout (13 MB on 512 tokens) counts
+    in the byte budget: 32 of them held 400 MB beside it."""
+    def run() -> AttentionSummary:
+        from bertviz_core.attention import summarize, token_roles
+
+        with st.spinner("Measuring the heads…"):
+            tokenizer = get_encoder(*key).tokenizer
+            roles = token_roles(model_input(key, text, text_pair).tokens, tokenizer.cls_token, tokenizer.sep_token)
+            return summarize(weights, roles)
+
+    return shared(("attention summary", model_of(key), corpus_digest((text, text_pair or "")), text_pair is None), run)
+
+
+LARGE_CORPUS = 500  # texts from which a corpus is encoded in the low-priority worker process (``offload``)
+Progress = Callable[[int, int], None]
+
+
+def at_low_priority(run: Callable[[Progress], T], progress: Progress | None = None) -> T:
+    """``run(report)`` in a fresh thread at the lowest CPU priority, waited for; its result or its exception
+    (the warm-up's steps, which are this process's cached calls; a corpus goes to ``offload``'s process).
+    Torch's worker threads for the model runs are started by that thread and inherit its priority (a thread
+    cannot raise its own again without privileges, hence the fresh one).
+
+    ``run`` calls ``report(done, total)`` as it goes; this thread, the page's, hands each new report to
+    ``progress`` (a progress bar). Streamlit stops or reruns a page only in its own thread, at such a call: then
+    ``report`` raises ``Cancelled`` in ``run`` at its next call, so a closed tab or a changed setting still
+    stops the work within one step."""
+    outcome: dict[str, Any] = {}
+    latest: list[tuple[int, int]] = []
+    cancel = threading.Event()
+
+    def report(done: int, total: int) -> None:
+        if cancel.is_set():
+            raise Cancelled
+        latest.append((done, total))
+
+    def body() -> None:
+        if sys.platform.startswith("linux"):  # elsewhere a thread id is no process id: left as it is
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        try:
+            outcome["value"] = run(report)
+        except BaseException as err:  # noqa: BLE001 - handed to the page's thread, which raises it
+            outcome["error"] = err
+
+    worker = threading.Thread(target=body, name="low-priority", daemon=True)
+    worker.start()
+    shown = 0
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+            if progress is not None and len(latest) > shown:
+                shown = len(latest)
+                progress(*latest[-1])
+    except BaseException:
+        cancel.set()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+@st.cache_resource(show_spinner=False)
+def offload() -> Offload:
+    """The server's one worker process for model runs over large corpora (``offload.Offload``)."""
+    return Offload()
+
+
+def _sized(key: tuple[str, str], job: str, texts: tuple[str, ...], progress: Progress | None) -> Callable[[], Any]:
+    """``offload.JOBS[job]`` over ``texts`` as the shared store computes it: for a large corpus in the worker
+    process at the lowest priority, so that other visitors' pages keep the cores and the interpreter (the
+    fairness goal of bench-load), results over the store's budget coming back memory-mapped; else here."""
+    if len(texts) >= LARGE_CORPUS:
+        model = None if key[0] == BUNDLED_MODEL else key[0]
+        return lambda: offload().run(job, model, key[1], texts, progress, in_memory_up_to=result_store().budget)
+    return lambda: JOBS[job](get_encoder(*key), texts, progress)
+
+
+def embed_corpus(key: tuple[str, str], texts: tuple[str, ...],
+                 progress: Callable[[int, int], None] | None = None) -> dict[str, np.ndarray]:
+    """Pooled vectors of a corpus, {strategy: (n, layers, hidden)}, computed once and shared read-only.
+
+    Not an st.cache_* function: the model run reports progress to the page, which a cached
+    function may not do, and a hit returns the arrays themselves, without a copy.
+    """
+    return shared(("embed", model_of(key), corpus_digest(texts)),
+                   _sized(key, "embed", texts, progress))
+
+
+def token_index(key: tuple[str, str], corpus_id: str, texts: tuple[str, ...],
+                progress: Callable[[int, int], None] | None = None) -> TokenIndex:
+    """``Encoder.token_index`` of a corpus (``corpus_id`` its digest), built once per (model, corpus) and
+    shared read-only by every session, within the shared store's byte budget."""
+    return shared(("token index", model_of(key), corpus_id), _sized(key, "token index", texts, progress))
