@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from bertviz_core.corpora import Table, UploadedCorpus, UploadSummary, max_rows, read_table, upload_rows
+from bertviz_core.corpus_sources import BUILT_IN_CORPORA, Corpus, source_labels, uploaded
 from bertviz_core.lengths import budget_note, token_budget
 from bertviz_core.page_registry import page
 from ui import corpus_digest, corpus_lengths, literal, model_key
@@ -129,6 +130,31 @@ def uploaded_corpus(key: str, url_path: str, with_labels: bool = True, min_texts
         refuse(over)
         return None
     return found
+
+
+def corpus_source(label: str, key: str, url_path: str, built_in: str, with_labels: bool = True, min_texts: int = 1,
+                  why: str = "") -> Corpus | None:
+    """The page's corpus from the source picked in a radio (``label``, keyed ``{key}_source`` and bound to the
+    link) of every source of ``corpus_sources.CORPUS_SOURCES``: the page's built-in corpus ``built_in``, or a
+    file from the uploader keyed ``{key}_upload`` (see ``uploaded_corpus`` for ``with_labels``, ``min_texts``
+    and ``why``). None while no file can be used: the page shows no corpus results then."""
+    options = source_labels(built_in)
+    chosen = st.radio(label, list(options.values()), horizontal=True, key=f"{key}_source", bind="query-params")
+    return SOURCE_WIDGETS[next(name for name, shown in options.items() if shown == chosen)](
+        f"{key}_upload", url_path, built_in, with_labels, min_texts, why)
+
+
+def _upload_source(key: str, url_path: str, built_in: str, with_labels: bool, min_texts: int,
+                   why: str) -> Corpus | None:
+    found = uploaded_corpus(key, url_path, with_labels, min_texts, why)
+    return None if found is None else uploaded(found.texts, found.labels)
+
+
+# The widgets of each corpus source, by its name in CORPUS_SOURCES (a test checks that each has one).
+SOURCE_WIDGETS = {
+    "built-in": lambda key, url_path, built_in, with_labels, min_texts, why: BUILT_IN_CORPORA[built_in].load(),
+    "upload": _upload_source,
+}
 
 
 def refuse(reason: str) -> None:

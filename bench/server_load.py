@@ -185,7 +185,12 @@ def fairness(url: str, top: int, rows: int) -> tuple[list[tuple[str, float]], li
         browser.close()
     idle += [small_interaction(small, i, top) for i in range(16, 32)]
     small.close()
-    return idle, [(kind, t) for start, end, kind, t in timed if start >= began and end <= ended], ended - began
+    inside = [(start, kind, t) for start, end, kind, t in timed if start >= began and end <= ended]
+    for start, kind, t in inside:
+        if t > 1:  # where in the upload a stall fell: the worker's run, or the page's own work after it
+            print(f"  a {kind} interaction took {t:.2f} s, starting {start - began:.0f} s into the "
+                  f"{ended - began:.0f} s upload")
+    return idle, [(kind, t) for _, kind, t in inside], ended - began
 
 
 def spread(times: list[float]) -> str:

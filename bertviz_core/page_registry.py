@@ -13,7 +13,9 @@ from pathlib import Path
 class PageEntry:
     """One page: ``file`` relative to the project root, e.g. "pages/tokenization.py". ``token_budget``: the most
     tokens an upload on the page may hold (see ``lengths.token_budget``), None for a page that takes none.
-    ``warm_up``: the steps of the background warm-up (``ui_warm.WARM_STEPS``) that compute its default view."""
+    ``warm_up``: the steps of the background warm-up (``ui_warm.WARM_STEPS``) that compute its default view.
+    ``built_in_corpus``: for a page that takes a corpus, its own (a key of ``corpus_sources.BUILT_IN_CORPORA``);
+    it then offers every source of ``corpus_sources.CORPUS_SOURCES``."""
 
     file: str
     title: str
@@ -21,6 +23,7 @@ class PageEntry:
     question: str
     token_budget: int | None = None
     warm_up: tuple[str, ...] = ()  # what the default view needs, named from ui_warm.WARM_STEPS
+    built_in_corpus: str | None = None
 
     @property
     def url_path(self) -> str:
@@ -56,16 +59,17 @@ PAGES: tuple[PageEntry, ...] = (
               "contextual is each layer? Neighbour search, semantic search and self-similarity",
               token_budget=INDEX_TOKENS, warm_up=("tutorial sentence encoded", "reference corpus indexed",
                                                   "reference corpus pooled", "tutorial sentence pooled",
-                                                  "reference corpus contextuality")),
+                                                  "reference corpus contextuality"),
+              built_in_corpus="reference sentences"),
     PageEntry("pages/sentence_pooling.py", "Sentence pooling", "🧭",
               'Which vector is "the sentence embedding": [CLS], pooler, mean or max, and from which layer? '
               "Measured by class separation", token_budget=POOLED_TOKENS,
-              warm_up=("news corpus pooled", "pooling grid")),
+              warm_up=("news corpus pooled", "pooling grid"), built_in_corpus="news topics"),
     PageEntry("pages/task_measures.py", "Task measures", "🎯",
               "Which layer and which pooling for my task? A classification probe beside the silhouette, the "
               "Spearman correlation with gold pair scores, and PCA, t-SNE and UMAP maps that say how faithful they "
               "are", token_budget=POOLED_TOKENS,
-              warm_up=("news corpus pooled", "pooling grid", "probe grid")),
+              warm_up=("news corpus pooled", "pooling grid", "probe grid"), built_in_corpus="news topics"),
     PageEntry("pages/compare_sentences.py", "Compare sentences", "⚖️",
               'Why can "what is your age?" and "Today is monday" score 0.93 (bert-base-uncased, in a Q&A thread), '
               "and what does the loaded model give? Ranking, a random-pair baseline, centering and whitening",

@@ -18,6 +18,7 @@ from bertviz_core.recipes.sentences import (
     BUILT_IN_PAIRS_CODE,
     NEWS_TOPICS_CODE,
     UPLOADED_CODE,
+    UPLOADED_TEXTS_CODE,
     compare_sentences,
     correlation,
     probe,
@@ -26,7 +27,7 @@ from bertviz_core.recipes.sentences import (
 )
 from bertviz_core.recipes.views import attention, hidden_states, layer_values, tokenization, word_similarity
 
-__all__ = ["BUILT_IN_CORPUS", "BUILT_IN_PAIRS_CODE", "HEADS", "NEWS_TOPICS_CODE", "TRIM_CODE", "UPLOADED_CODE",
+__all__ = ["BUILT_IN_CORPUS", "BUILT_IN_PAIRS_CODE", "HEADS", "NEWS_TOPICS_CODE", "TRIM_CODE", "UPLOADED_CODE", "UPLOADED_TEXTS_CODE",
            "attention", "compare_sentences", "correlation", "hidden_states", "layer_values", "load_lines",
            "masked_words", "missing_head", "nearest_embeddings", "pooled_vectors", "probe", "projection_map",
            "sentence_pooling", "similar_contexts", "tokenization", "word_similarity"]

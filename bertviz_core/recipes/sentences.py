@@ -11,6 +11,7 @@ from bertviz_core.task_measures import WHITEN_AXES_SHARE, probe_code
 NEWS_TOPICS_CODE = ("from bertviz_core.corpora import news_topics  # the built-in corpus; or your own texts and labels\n"
                     "corpus = news_topics()\ntexts, labels = list(corpus['text']), list(corpus['label'])\n")
 UPLOADED_CODE = "texts, labels = [...], [...]   # your CSV's text and label columns, empty rows left out\n"
+UPLOADED_TEXTS_CODE = "texts = [...]   # your CSV's text column, empty rows left out\n"
 BUILT_IN_PAIRS_CODE = "from bertviz_core.corpora import sentence_pairs\npairs = sentence_pairs()   # or pd.read_csv(...)\n"
 
 

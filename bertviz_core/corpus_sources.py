@@ -1,0 +1,77 @@
+"""Where a page's corpus comes from: one registry of sources, shared by every page that takes a corpus.
+
+A page names its built-in corpus (``BUILT_IN_CORPORA``) and offers every source of ``CORPUS_SOURCES``; the
+ui layer draws each source's widgets (a file uploader for "upload") and hands the page a ``Corpus``. A new
+source (a precomputed store next) is one entry here and one widget in the ui layer, and every corpus page
+offers it.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bertviz_core import recipes
+from bertviz_core.corpora import news_topics, reference_corpus
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Texts a page works on: ``texts`` (n,), ``labels`` (n,) or None when unlabelled, and ``code``, the
+    plain-Python lines that build ``texts`` (and ``labels``) in the page's teaching panel."""
+
+    texts: tuple[str, ...]
+    labels: tuple[str, ...] | None
+    code: str
+
+
+@dataclass(frozen=True)
+class BuiltInCorpus:
+    """A corpus shipped with the app: ``title`` as the source picker shows it, ``load`` its texts."""
+
+    title: str
+    load: Callable[[], Corpus]
+
+
+def _news_topics() -> Corpus:
+    corpus = news_topics()
+    return Corpus(tuple(corpus["text"]), tuple(corpus["label"]), recipes.NEWS_TOPICS_CODE)
+
+
+def _reference() -> Corpus:
+    return Corpus(tuple(reference_corpus()), None, recipes.BUILT_IN_CORPUS)
+
+
+BUILT_IN_CORPORA: dict[str, BuiltInCorpus] = {
+    "news topics": BuiltInCorpus("Built-in news topics (160 sentences, 4 topics)", _news_topics),
+    "reference sentences": BuiltInCorpus(
+        f"Built-in sentences ({len(reference_corpus())}: news, word senses, rivers and money)", _reference),
+}
+
+
+@dataclass(frozen=True)
+class CorpusSource:
+    """One way to give a page a corpus. ``label(built_in)`` is the option the source picker shows on a page whose
+    built-in corpus is ``built_in``: it is also the value a shared link carries, so it stays as it is."""
+
+    label: Callable[[BuiltInCorpus], str]
+    description: str
+
+
+CORPUS_SOURCES: dict[str, CorpusSource] = {
+    "built-in": CorpusSource(lambda built_in: built_in.title, "the page's own corpus, shipped with the app"),
+    "upload": CorpusSource(lambda built_in: "Upload a CSV",
+                           "a CSV file: a text column and, where the page scores labels, a label column"),
+}
+
+
+def source_labels(built_in: str) -> dict[str, str]:
+    """{source name: the option the picker shows} for a page whose built-in corpus is ``built_in``."""
+    if built_in not in BUILT_IN_CORPORA:
+        raise ValueError(f"Unknown built-in corpus {built_in!r}: one of {', '.join(map(repr, BUILT_IN_CORPORA))}.")
+    return {name: source.label(BUILT_IN_CORPORA[built_in]) for name, source in CORPUS_SOURCES.items()}
+
+
+def uploaded(texts: list[str] | tuple[str, ...], labels: list[str] | tuple[str, ...] | None) -> Corpus:
+    """An uploaded file's corpus, with the teaching code that stands for it."""
+    return Corpus(tuple(texts), None if labels is None else tuple(labels),
+                  recipes.UPLOADED_CODE if labels is not None else recipes.UPLOADED_TEXTS_CODE)
