@@ -57,6 +57,17 @@ def tiny_no_pooler(tmp_path_factory: pytest.TempPathFactory) -> Encoder:
     return load_encoder(str(save_tiny_bert(tmp_path_factory.mktemp("nopool"), layers=2, pooler=False)), device=DEVICE)
 
 
+@pytest.fixture(scope="session")
+def mlm_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random BERT with a masked-language-model head (the Masked words tests, core, page and browser)."""
+    return save_tiny_bert(tmp_path_factory.mktemp("mlm"), heads=12, mlm=True)
+
+
+@pytest.fixture(scope="session")
+def mlm(mlm_dir: Path) -> Encoder:
+    return load_encoder(str(mlm_dir), device=DEVICE)
+
+
 FAMILY_NAMES = [name for m in FAMILY for name in (m.name, f"{m.name}-mlm") if name == m.name or m.mlm] + list(EXTRAS)
 MLM_NAMES = [f"{m.name}-mlm" for m in FAMILY if m.mlm]
 

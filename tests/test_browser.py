@@ -440,13 +440,11 @@ def test_attention_page_stays_usable_at_512_tokens(server: str, browser: Browser
 
 
 @pytest.fixture(scope="session")
-def mlm_folder(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A tiny random model with a masked-language-model head, for the page that needs one."""
+def mlm_folder(mlm_dir: Path) -> str:
+    """conftest's tiny model with a masked-language-model head, as a link gives it, for the page that needs one."""
     from urllib.parse import quote
 
-    from tiny_models import save_tiny_bert
-
-    return quote(str(save_tiny_bert(tmp_path_factory.mktemp("mlm"), heads=12, mlm=True)))
+    return quote(str(mlm_dir))
 
 
 def test_similar_contexts_lists_different_neighbours_at_layer_1_and_the_last(server: str, browser: Browser) -> None:

@@ -1,4 +1,5 @@
-"""AppTest of the Similar contexts page: the default token on a new text, and contexts a reader can see."""
+"""AppTest of the Similar contexts page: the default token on a new text, contexts a reader can see, settings
+that run no model, and bad input as a message."""
 from __future__ import annotations
 
 import re
@@ -30,3 +31,38 @@ def test_a_punctuation_neighbour_is_shown_beside_its_words(bundled) -> None:  # 
     contexts = list(table(at, "sc_near_left")["context"]) + list(table(at, "sc_near_right")["context"])
     assert contexts and all(re.search(r"\w", re.sub("«.*?»", "", c)) for c in contexts), contexts
     assert any(re.search(r"\w«\.»", c) for c in contexts)  # a "." right after its word, as written
+
+
+def test_the_page_searches_and_settings_run_no_model(model_calls: list[int]) -> None:
+    at = open_page(PAGE)
+    left, right = table(at, "sc_near_left"), table(at, "sc_near_right")
+    assert len(left) == 10 and len(right) == 10
+    runs = len(model_calls)
+    at.slider(key="sc_layer_left").set_value(2).run()
+    at.slider(key="sc_k").set_value(5).run()
+    at.selectbox(key="sc_metric").set_value("dot product").run()
+    assert len(model_calls) == runs and not at.exception
+    assert len(table(at, "sc_near_left")) == 5
+
+
+def upload(at, rows: list[str]) -> None:  # noqa: ANN001 - an AppTest
+    at.radio(key="sc_source").set_value("Upload a CSV").run()
+    at.file_uploader(key="sc_upload").set_value(("c.csv", ("text\n" + "\n".join(rows)).encode(), "text/csv")).run()
+
+
+def test_bad_input_gets_a_clear_message() -> None:
+    at = open_page(PAGE)
+    at.selectbox(key="sc_token").set_value(0).run()  # [CLS]
+    assert not at.exception and "marker the tokenizer adds" in at.error[0].value
+    at.selectbox(key="sc_token").set_value(21).run()  # [SEP]
+    assert not at.exception and "marker the tokenizer adds" in at.error[0].value
+    at.text_input(key="sc_text").set_value("The zyxwv was here.").run()
+    at.selectbox(key="sc_token").set_value(2).run()
+    assert not at.exception and any("does not occur in the corpus" in i.value for i in at.info)
+    assert table(at, "sc_near_left") is not None  # the neighbours are still listed
+    upload(at, ["Only one row is in this little file."])
+    assert not at.exception and "has one sentence" in at.error[0].value
+    upload(at, ["The bank by the river was muddy.", "She paid the money into the bank."])
+    at.slider(key="sc_k").set_value(50).run()
+    assert not at.exception and any("fewer than k = 50" in w.value for w in at.warning)
+    assert len(table(at, "sc_near_left")) == 16  # every token of the two sentences (8 + 8)
