@@ -85,6 +85,15 @@ def family_encoders(family_dirs: dict[str, Path]) -> dict[str, Encoder]:
 
 
 @pytest.fixture(scope="session")
+def bad_input(bundled: Encoder, tiny: Encoder, tiny_no_pooler: Encoder, tmp_path_factory: pytest.TempPathFactory):
+    """The encoders and the inputs the core made from them, that the bad-input cases call with (``c`` in
+    tests/core/test_bad_input_*.py): built once a session for the three tables."""
+    from bad_input import inputs
+
+    return inputs(bundled, tiny, tiny_no_pooler, tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
 def browser():  # noqa: ANN201 - a playwright Browser
     """One headless chromium for every real-browser test of the session: playwright's sync API runs one event
     loop per thread, so a second ``sync_playwright()`` beside a live one fails."""
