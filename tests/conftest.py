@@ -43,6 +43,18 @@ def bundled() -> Encoder:
 
 
 @pytest.fixture(scope="session")
+def news_pooled(bundled: Encoder) -> dict[str, np.ndarray]:
+    """The built-in corpus (160 texts) pooled by every strategy at every layer on the bundled model, embedded once a
+    session: {strategy: (160, layers+1 or 1, hidden)}. Read-only: tests index it, never write to it."""
+    from bertviz_core.corpora import news_topics
+
+    pooled = bundled.embed(list(news_topics()["text"]))
+    for vectors in pooled.values():
+        vectors.flags.writeable = False
+    return pooled
+
+
+@pytest.fixture(scope="session")
 def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return save_tiny_bert(tmp_path_factory.mktemp("tiny12"))
 

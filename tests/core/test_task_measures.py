@@ -34,8 +34,8 @@ from bertviz_core.task_measures import (
 
 
 @pytest.fixture(scope="module")
-def pooled_news(bundled: Encoder) -> dict[str, np.ndarray]:
-    return bundled.embed(list(news_topics()["text"]))
+def pooled_news(news_pooled: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return news_pooled  # conftest's, embedded once a session (the recipe tests use it too)
 
 
 def stated_protocol(x: np.ndarray, y: list[str], folds: int = 5) -> tuple[float, float]:
