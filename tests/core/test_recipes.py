@@ -1,6 +1,6 @@
 """The teaching panels' code, run as a reader would run it, reproduces the numbers the pages show: on the
 bundled model, and every recipe on every model of the model-family fixture (tests/model_family.py). The
-masked-LM recipes' family loop is in test_masked_words.py."""
+masked-LM recipes' family loop is in core/test_masked.py."""
 from __future__ import annotations
 
 import contextlib
