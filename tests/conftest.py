@@ -43,6 +43,18 @@ def bundled() -> Encoder:
 
 
 @pytest.fixture(scope="session")
+def news_pooled(bundled: Encoder) -> dict[str, np.ndarray]:
+    """The built-in corpus (160 texts) pooled by every strategy at every layer on the bundled model, embedded once a
+    session: {strategy: (160, layers+1 or 1, hidden)}. Read-only: tests index it, never write to it."""
+    from bertviz_core.corpora import news_topics
+
+    pooled = bundled.embed(list(news_topics()["text"]))
+    for vectors in pooled.values():
+        vectors.flags.writeable = False
+    return pooled
+
+
+@pytest.fixture(scope="session")
 def tiny_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return save_tiny_bert(tmp_path_factory.mktemp("tiny12"))
 
@@ -55,6 +67,17 @@ def tiny(tiny_dir: Path) -> Encoder:
 @pytest.fixture(scope="session")
 def tiny_no_pooler(tmp_path_factory: pytest.TempPathFactory) -> Encoder:
     return load_encoder(str(save_tiny_bert(tmp_path_factory.mktemp("nopool"), layers=2, pooler=False)), device=DEVICE)
+
+
+@pytest.fixture(scope="session")
+def mlm_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random BERT with a masked-language-model head (the Masked words tests, core, page and browser)."""
+    return save_tiny_bert(tmp_path_factory.mktemp("mlm"), heads=12, mlm=True)
+
+
+@pytest.fixture(scope="session")
+def mlm(mlm_dir: Path) -> Encoder:
+    return load_encoder(str(mlm_dir), device=DEVICE)
 
 
 FAMILY_NAMES = [name for m in FAMILY for name in (m.name, f"{m.name}-mlm") if name == m.name or m.mlm] + list(EXTRAS)
@@ -71,6 +94,15 @@ def family_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def family_encoders(family_dirs: dict[str, Path]) -> dict[str, Encoder]:
     """Each family model loaded once, by name, for the tests that loop over the family."""
     return {name: load_encoder(str(folder), device=DEVICE) for name, folder in family_dirs.items()}
+
+
+@pytest.fixture(scope="session")
+def bad_input(bundled: Encoder, tiny: Encoder, tiny_no_pooler: Encoder, tmp_path_factory: pytest.TempPathFactory):
+    """The encoders and the inputs the core made from them, that the bad-input cases call with (``c`` in
+    tests/core/test_bad_input_*.py): built once a session for the three tables."""
+    from bad_input import inputs
+
+    return inputs(bundled, tiny, tiny_no_pooler, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

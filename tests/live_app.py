@@ -84,5 +84,38 @@ def wait_healthy(url: str, timeout: float) -> None:
 def wait_idle(page, settle_ms: int = 300) -> None:
     """Wait until the app's script run has finished (twice, to let a rerun it triggered start)."""
     page.wait_for_selector(IDLE, timeout=IDLE_WAIT_MS)
+    # A fixed settle, on purpose: after a click or a key the rerun it asks for has not always reached the server
+    # yet, and nothing in the page marks a rerun that is asked for but not started (the script state reads
+    # 'notRunning' before and after it). Waiting for 'running' instead would hang on the actions that start
+    # no rerun, or whose rerun ended before the wait began. Tests that need what a rerun shows wait for it
+    # (a value changing, wait_for_change, or an element appearing).
     page.wait_for_timeout(settle_ms)
     page.wait_for_selector(IDLE, timeout=IDLE_WAIT_MS)
+
+
+# Counts every change to the page (nodes, attributes, text) from the first call on: a test that polls what
+# the page shows waits for its next change, not for a fixed time.
+CHANGES_JS = """() => {
+  if (window.__changes === undefined) {
+    window.__changes = 0;
+    new MutationObserver(() => { window.__changes += 1; })
+      .observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+  }
+  return window.__changes;
+}"""
+
+
+def changes(page) -> int:
+    """How many times the page has changed since changes() was first called on it."""
+    return page.evaluate(CHANGES_JS)
+
+
+def wait_for_change(page, since: int, timeout_ms: float) -> bool:
+    """Wait until the page changes after ``changes(page)`` returned ``since``; False when it did not in time."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function("n => window.__changes > n", arg=since, timeout=timeout_ms)
+    except PlaywrightTimeout:
+        return False
+    return True

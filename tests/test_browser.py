@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from live_app import CHROMIUM, DRAWN_JS, running_app, wait_idle
+from live_app import CHROMIUM, DRAWN_JS, changes, running_app, wait_for_change, wait_idle
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("BERTVIZ_REQUIRE_BROWSER"):
@@ -440,13 +440,11 @@ def test_attention_page_stays_usable_at_512_tokens(server: str, browser: Browser
 
 
 @pytest.fixture(scope="session")
-def mlm_folder(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A tiny random model with a masked-language-model head, for the page that needs one."""
+def mlm_folder(mlm_dir: Path) -> str:
+    """conftest's tiny model with a masked-language-model head, as a link gives it, for the page that needs one."""
     from urllib.parse import quote
 
-    from tiny_models import save_tiny_bert
-
-    return quote(str(save_tiny_bert(tmp_path_factory.mktemp("mlm"), heads=12, mlm=True)))
+    return quote(str(mlm_dir))
 
 
 def test_similar_contexts_lists_different_neighbours_at_layer_1_and_the_last(server: str, browser: Browser) -> None:
@@ -490,7 +488,7 @@ def test_a_warm_first_visit_to_sentence_pooling_runs_no_model(browser: Browser, 
         home = open_view(browser, app.url)  # the first visit starts the model loading and the warm-up
         deadline = time.time() + 900  # the warm-up runs at the lowest CPU priority: beside a busy process, slowly
         while "warm-up done" not in (log.read_text() if log.exists() else "") and time.time() < deadline:
-            time.sleep(0.5)
+            time.sleep(0.5)  # a condition polled: the server's run log, another process's file, says when
         runs_before = log.read_text().count("model run")
         assert "warm-up done" in log.read_text() and runs_before >= 3  # news, reference corpus index and pooling
         home.context.close()
@@ -670,15 +668,18 @@ def type_into(page: Page, key: str, value: str) -> None:
 
 
 def settles(page: Page, read: Callable[[], tuple[str, str, bool]], what: str) -> str:
-    """Poll ``read`` (the picker's label, the label of what the page shows, whether the picker is on the new
-    text) until the picker is on the new text and the two labels agree; fail with both when they never do. A
-    stale label never corrects itself, so waiting hides no bug; it lets a late rerun finish. The agreed label."""
+    """Call ``read`` (the picker's label, the label of what the page shows, whether the picker is on the new
+    text) at once and after each change of the page, until the picker is on the new text and the two labels
+    agree; fail with both when they never do. A stale label never corrects itself, so waiting hides no bug; it
+    lets a late rerun finish. The agreed label."""
     deadline, last = time.time() + 90, ("", "", False)
     while time.time() < deadline:
+        seen = changes(page)
         last = read()
         if last[2] and last[0] == last[1]:
             return last[0]
-        page.wait_for_timeout(250)
+        if not wait_for_change(page, seen, max(deadline - time.time(), 0.001) * 1000):  # the next change, not a timer
+            break
     raise AssertionError(f"{what}: the picker says {last[0]!r}, the page shows {last[1]!r} (new text: {last[2]})")
 
 

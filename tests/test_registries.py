@@ -1,6 +1,6 @@
 """Every entry of every registry against a direct numpy computation written here, by looping over the
 registry: a new entry without a reference below fails, saying so. (Pooling strategies are checked
-against plain transformers in test_pooling.py, the same way.)"""
+against plain transformers in core/test_pooling.py, the same way.)"""
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -1,7 +1,7 @@
-"""A class server that no visitor can stall or fill: one test per finding of the hostile-visitor review.
-
-1 catastrophic regexes, 2 memory in bytes, 3 unreachable hub models, 4 broken local models,
-5 server paths, 6 autolinks, 7 text that is not valid Unicode, 8 uploads that lose data.
+"""A class server that no visitor can stall or fill: one test per finding of the hostile-visitor review, in
+sections named by the finding: catastrophic regexes, unreachable hub models, broken local models and server
+paths, autolinks, text that is not valid Unicode, uploads that lose data (with the store's budget in bytes; the
+store itself is checked in test_result_store.py and test_concurrency.py).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ CATASTROPHIC = [r"(.*.*)*$x", r"^(\w+\s?)*$X", r"(a|aa)*$b", r"(x+x+)+y"]
 CLOSED_HUB = "http://127.0.0.1:9"  # loopback, nothing listens: an unreachable hub that answers at once
 
 
-# ---- 1 ------------------------------------------------------------------------------------------
+# ---- catastrophic regexes -----------------------------------------------------------------------
 
 def test_catastrophic_regexes_answer_while_other_requests_complete(bundled: Encoder) -> None:
     vocab = vocabulary_table(bundled.tokenizer)
@@ -63,7 +63,7 @@ def test_regex_limits_are_messages(bundled: Encoder) -> None:
     assert not at.exception and "0 entries match" in " ".join(c.value for c in at.caption)
 
 
-# ---- 3 ------------------------------------------------------------------------------------------
+# ---- unreachable hub models ---------------------------------------------------------------------
 
 @pytest.fixture
 def unreachable_hub(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -108,7 +108,7 @@ def test_an_unreachable_hub_model_is_tried_once_and_the_picker_returns(unreachab
     assert not second.exception and unreachable_hub == ["bert-base-uncased"]
 
 
-# ---- 4 and 5 ------------------------------------------------------------------------------------
+# ---- broken local models and server paths -------------------------------------------------------
 
 def broken_copy(tiny_dir: Path, folder: Path, config: str | None) -> Path:
     shutil.copytree(tiny_dir, folder)
@@ -171,7 +171,7 @@ def test_no_code_panel_or_message_shows_a_server_path(tiny_dir: Path, tmp_path: 
     assert not [p for p in server_paths if p in shown], [p for p in server_paths if p in shown]
 
 
-# ---- 6 ------------------------------------------------------------------------------------------
+# ---- autolinks ----------------------------------------------------------------------------------
 
 def test_bare_urls_and_addresses_are_not_turned_into_links() -> None:
     import ui
@@ -183,7 +183,7 @@ def test_bare_urls_and_addresses_are_not_turned_into_links() -> None:
     assert not autolink.search(shown.replace("\\", ""))
 
 
-# ---- 7 ------------------------------------------------------------------------------------------
+# ---- text that is not valid Unicode -------------------------------------------------------------
 
 @pytest.mark.parametrize("call", ["tokenize", "encode", "embed", "word_vectors", "word"])
 def test_lone_surrogates_are_a_clear_message(bundled: Encoder, call: str) -> None:
@@ -200,7 +200,7 @@ def test_lone_surrogates_are_a_clear_message(bundled: Encoder, call: str) -> Non
     assert len(bundled.word_vectors(["the bank", "a bank"], "bank")) == 2  # the encoder is not poisoned
 
 
-# ---- 8 ------------------------------------------------------------------------------------------
+# ---- uploads that lose data ---------------------------------------------------------------------
 
 def test_a_csv_without_a_header_row_keeps_its_first_text() -> None:
     data = b"The cat sat on the mat today.,pets\nStocks fell sharply this morning.,money\nDogs bark.,pets\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from conftest import chart, open_page, scatter_grid
 
-from bertviz_core.corpora import news_topics
+from bertviz_core.corpora import news_topics, read_table
 from bertviz_core.encoder import Encoder
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.pooling_grid import cell_vectors, check_labels, score_cell, separation_scores
@@ -129,3 +129,15 @@ def test_the_chosen_cell_drives_code_and_downloads(model_calls: list[int]) -> No
     at.selectbox(key="sp_cell").set_value("pooler").run()
     assert at.selectbox(key="sp_cell_layer").disabled and "outputs.pooler_output[0]" in at.code[0].value
     assert not at.exception and len(model_calls) == runs
+
+
+def test_uploading_a_semicolon_csv_scores_its_labels() -> None:
+    at = open_page("pages/sentence_pooling.py")
+    at.radio(key="sp_source").set_value("Upload a CSV").run()
+    corpus = read_table(b"text,label\n" + "\n".join(f'"Sentence {i} about {t}.",{t}' for i in range(12)
+                                                    for t in ("sport", "food")).encode()).frame
+    at.file_uploader(key="sp_upload").set_value(("semi.csv", corpus.to_csv(index=False, sep=";").encode(),
+                                                 "text/csv")).run()
+    assert not at.exception and "semicolon-separated" in " ".join(i.value for i in at.info)
+    assert [b.value for b in at.selectbox if b.label == "Text column"] == ["text"]  # not "text;label" glued
+    assert any("silhouette" in c.proto.spec for c in at.get("plotly_chart"))

@@ -1,5 +1,6 @@
 """Similar contexts: the token index against plain transformers, nearest neighbours against brute force,
-the contextuality measures against direct numpy on constructed vectors, and the page."""
+the contextuality measures against direct numpy on constructed vectors, and the teaching code (the page:
+pages/test_similar_contexts_page.py)."""
 from __future__ import annotations
 
 
@@ -7,7 +8,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from conftest import open_page, table
 from transformers import AutoModel, AutoTokenizer
 
 from bertviz_core import Encoder
@@ -27,7 +27,6 @@ from bertviz_core.pooling import POOLINGS
 from bertviz_core.similarity import METRICS
 from bertviz_core.token_index import TokenIndex, index_rows, token_index
 
-PAGE = "pages/similar_contexts.py"
 TEXTS = ("The bank by the river flooded.", "She paid the bank.", "A river bank.", "Money, money and more money.",
          "Rivers flow to the sea.")
 
@@ -187,18 +186,6 @@ def test_index_rows_name_whole_words(bundled: Encoder) -> None:
     assert rows["key"].tolist()[0] == "word"
 
 
-def test_the_page_searches_and_settings_run_no_model(model_calls: list[int]) -> None:
-    at = open_page(PAGE)
-    left, right = table(at, "sc_near_left"), table(at, "sc_near_right")
-    assert len(left) == 10 and len(right) == 10
-    runs = len(model_calls)
-    at.slider(key="sc_layer_left").set_value(2).run()
-    at.slider(key="sc_k").set_value(5).run()
-    at.selectbox(key="sc_metric").set_value("dot product").run()
-    assert len(model_calls) == runs and not at.exception
-    assert len(table(at, "sc_near_left")) == 5
-
-
 def test_the_recipe_reproduces_the_neighbours_and_the_measures(bundled: Encoder) -> None:
     from test_recipes import run
 
@@ -240,26 +227,3 @@ def test_the_query_sentence_is_left_out_when_the_corpus_holds_it(tiny: Encoder) 
     pooled = tiny.embed(list(TEXTS))
     near = nearest_sentences(pooled, tiny.embed([TEXTS[2]]), "mean", 3, 10, exclude=[2])
     assert near["sentence"].tolist() == [s for s in near["sentence"] if s != 2] and len(near) == 4
-
-
-def upload(at, rows: list[str]) -> None:  # noqa: ANN001 - an AppTest
-    at.radio(key="sc_source").set_value("Upload a CSV").run()
-    at.file_uploader(key="sc_upload").set_value(("c.csv", ("text\n" + "\n".join(rows)).encode(), "text/csv")).run()
-
-
-def test_bad_input_gets_a_clear_message() -> None:
-    at = open_page(PAGE)
-    at.selectbox(key="sc_token").set_value(0).run()  # [CLS]
-    assert not at.exception and "marker the tokenizer adds" in at.error[0].value
-    at.selectbox(key="sc_token").set_value(21).run()  # [SEP]
-    assert not at.exception and "marker the tokenizer adds" in at.error[0].value
-    at.text_input(key="sc_text").set_value("The zyxwv was here.").run()
-    at.selectbox(key="sc_token").set_value(2).run()
-    assert not at.exception and any("does not occur in the corpus" in i.value for i in at.info)
-    assert table(at, "sc_near_left") is not None  # the neighbours are still listed
-    upload(at, ["Only one row is in this little file."])
-    assert not at.exception and "has one sentence" in at.error[0].value
-    upload(at, ["The bank by the river was muddy.", "She paid the money into the bank."])
-    at.slider(key="sc_k").set_value(50).run()
-    assert not at.exception and any("fewer than k = 50" in w.value for w in at.warning)
-    assert len(table(at, "sc_near_left")) == 16  # every token of the two sentences (8 + 8)

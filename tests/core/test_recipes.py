@@ -1,6 +1,6 @@
 """The teaching panels' code, run as a reader would run it, reproduces the numbers the pages show: on the
 bundled model, and every recipe on every model of the model-family fixture (tests/model_family.py). The
-masked-LM recipes' family loop is in test_masked_words.py."""
+masked-LM recipes' family loop is in core/test_masked.py."""
 from __future__ import annotations
 
 import contextlib
@@ -71,23 +71,40 @@ def test_pooling_and_compare_recipes(bundled: Encoder, name: str) -> None:
     np.testing.assert_allclose(ns["vectors"], pooled, atol=1e-4)
 
 
+@pytest.fixture(scope="module")
+def half_news_mean(bundled: Encoder) -> np.ndarray:
+    """Every other text of the built-in corpus, mean-pooled at every layer: (80, layers+1, hidden), embedded once."""
+    return bundled.embed(list(news_topics()["text"])[::2], ["mean"])["mean"]
+
+
+@pytest.fixture(scope="module")
+def questions_mean(bundled: Encoder) -> np.ndarray:
+    """QUESTIONS mean-pooled at every layer, embedded once for the compare recipes' cases."""
+    return bundled.embed(QUESTIONS, ["mean"])["mean"]
+
+
+QUESTIONS = ["what is your age?", "Today is monday", "How old are you?"]
+
+
 @pytest.mark.parametrize(("correction", "k"), [("mean-centering", None), ("whitening", None), ("whitening", 8)])
-def test_corrected_compare_recipe(bundled: Encoder, correction: str, k: int | None) -> None:
-    texts = ["what is your age?", "Today is monday", "How old are you?"]
+def test_corrected_compare_recipe(bundled: Encoder, half_news_mean: np.ndarray, questions_mean: np.ndarray,
+                                  correction: str, k: int | None) -> None:
+    texts = QUESTIONS
     ns = run(recipes.compare_sentences(bundled.info, texts, POOLINGS["mean"].code, 5, correction, k))
-    reference = bundled.embed(list(news_topics()["text"])[::2], ["mean"])["mean"][:, 5]
-    ours = fit_correction(correction, reference, k)(bundled.embed(texts, ["mean"])["mean"][:, 5])
+    reference = half_news_mean[:, 5]
+    ours = fit_correction(correction, reference, k)(questions_mean[:, 5])
     np.testing.assert_allclose(np.abs(ns["vectors"]), np.abs(ours), atol=1e-3)  # whitening axes: up to sign
 
 
 @pytest.mark.parametrize("metric", list(METRICS))
 @pytest.mark.parametrize("correction", list(CORRECTIONS))
-def test_the_compare_code_prints_the_matrix_shown_for_every_metric_and_correction(bundled: Encoder, metric: str,
-                                                                                  correction: str) -> None:
-    texts = ["what is your age?", "Today is monday", "How old are you?"]
+def test_the_compare_code_prints_the_matrix_shown_for_every_metric_and_correction(
+        bundled: Encoder, news_pooled: dict[str, np.ndarray], questions_mean: np.ndarray, metric: str,
+        correction: str) -> None:
+    texts = QUESTIONS
     ns = run(recipes.compare_sentences(bundled.info, texts, POOLINGS["mean"].code, 5, correction, None, metric))
-    reference = bundled.embed(list(news_topics()["text"]), ["mean"])["mean"][:, 5]
-    shown = compare(bundled.embed(texts, ["mean"])["mean"][:, 5], reference, metric, correction).corrected
+    reference = news_pooled["mean"][:, 5]
+    shown = compare(questions_mean[:, 5], reference, metric, correction).corrected
     np.testing.assert_allclose(ns["matrix"], shown, atol=1e-3)  # whitening's axis signs cancel in all three
 
 

@@ -1,4 +1,5 @@
-"""Masked words without the head (issue #26): the offline view, each mask's nearest input word embeddings by
+"""The Masked words page (AppTest): with the head, the guesses and the lens, settings that run no model, bad
+input, masking a word; and without the head (issue #26): the offline view, each mask's nearest input word embeddings by
 layer, opened from a link on the bundled model and on every base model of the family fixture, its numbers
 against the core and plain transformers; and the switch to bert-base-uncased, which offline fails where it was
 clicked (AppTest, and a real browser in normal and presentation mode, with screenshots in /tmp/mw_shots)."""
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import APP, chart, plotly_array, table
+from conftest import APP, chart, charts, open_page, plotly_array, table
 from live_app import CHROMIUM, running_app, wait_idle
 from model_family import EXTRAS, FAMILY
 from streamlit.testing.v1 import AppTest
@@ -17,6 +18,7 @@ from test_recipes import run
 
 from bertviz_core import Encoder, recipes
 from bertviz_core.embedding_lens import nearest_input_embeddings
+from bertviz_core.masked import MAX_MASKS
 
 PAGE = "pages/masked_words.py"
 TEXT = "The [MASK] by the river was [MASK]."
@@ -137,3 +139,69 @@ def test_a_failed_switch_in_a_browser_shows_next_to_the_button(browser) -> None:
             assert page.locator("[data-testid='stException']").count() == 0
             page.screenshot(path=str(SHOTS / f"failed_switch_{mode}.png"))
             page.context.close()
+
+
+def test_the_page_explains_a_model_without_the_head() -> None:
+    at = open_page(PAGE)
+    assert "has no masked-language-model head" in at.warning[0].value.replace("\\", "")
+    assert [b.label for b in at.button] == ["Switch to bert-base-uncased"]
+    at.button[0].click().run()  # offline (HF_HUB_OFFLINE): the sidebar says why and keeps the bundled model
+    assert not at.exception and "offline mode" in " ".join(e.value for e in at.sidebar.error)
+    assert "has no masked-language-model head" in at.warning[0].value.replace("\\", "")
+
+
+def test_the_allowlist_is_obeyed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BERTVIZ_MODELS", "bert-base-cased")
+    at = open_page(PAGE)
+    assert not at.button and any("BERTVIZ_MODELS" in c.value for c in at.caption)
+
+
+def open_with_model(folder: Path) -> object:
+    at = open_page(PAGE)
+    at.sidebar.selectbox(key="model").set_value("Custom id or path…").run()
+    at.sidebar.text_input(key="custom_model").set_value(str(folder)).run()
+    assert not at.exception
+    return at
+
+
+def test_the_page_shows_guesses_and_the_lens_and_settings_run_no_model(mlm_dir: Path, mlm: Encoder,
+                                                                        model_calls: list[int]) -> None:
+    at = open_with_model(mlm_dir)
+    fill = mlm.fill_mask("The man went to the [MASK] to buy milk.", 10)[0]
+    shown = table(at, "mw_guesses_table")
+    assert shown["id"].tolist() == fill["id"].tolist()
+    grid = chart(at, "mw_grid")
+    assert len(grid["data"][0]["y"]) == 13 and len(grid["data"][0]["x"]) == 10
+    assert chart(at, "mw_curves")["data"][0]["name"].startswith("final answer")
+    runs = len(model_calls)
+    at.slider(key="mw_layer").set_value(4).run()
+    at.slider(key="mw_k").set_value(3).run()
+    assert len(model_calls) == runs and not at.exception
+    assert len(chart(at, "mw_grid")["data"][0]["x"]) == 3
+    assert chart(at, "mw_grid")["layout"]["shapes"][0]["y0"] == 3.5  # the chosen layer's row outlined
+
+
+@pytest.mark.parametrize(("text", "kind", "says"), [
+    ("", "info", "Type a text with [MASK] where a word should be guessed"),
+    ("No mask here.", "error", "The text has no [MASK]"),
+    ("[mask] x", "error", "The mask is written [MASK], in capitals"),
+    ("[MASK] " * 20, "error", f"The text has 20 masks; this page guesses up to {MAX_MASKS} at once"),
+    ("word " * 200 + "[MASK]", "error", "lies past the model's"),
+])
+def test_the_page_answers_bad_input_with_a_message(mlm_dir: Path, text: str, kind: str, says: str) -> None:
+    at = open_with_model(mlm_dir)
+    at.text_area(key="mw_text").set_value(text).run()
+    messages = [m.value.replace("\\", "") for m in getattr(at, kind)]
+    assert not at.exception and any(says in m for m in messages), messages
+    assert "mw_grid" not in charts(at)
+
+
+def test_masking_a_word_on_the_page(mlm_dir: Path) -> None:
+    at = open_with_model(mlm_dir)
+    at.radio(key="mw_mode").set_value("Mask a word").run()
+    assert at.selectbox(key="mw_word").value == "store"
+    assert any("The man went to the [MASK] to buy milk." in c.value.replace("\\", "") for c in at.caption)
+    at.text_input(key="mw_sentence").set_value("Word embeddings are everywhere.").run()
+    at.selectbox(key="mw_word").set_value("embeddings").run()
+    assert not at.exception and "4 pieces" in " ".join(i.value for i in at.info)
+    assert sorted(set(table(at, "mw_guesses_table")["mask"])) == [1, 2, 3, 4]

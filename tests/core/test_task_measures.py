@@ -1,11 +1,10 @@
 """Task measures: the probe against the stated scikit-learn protocol run directly, the pair correlation
 against scipy, trustworthiness against scikit-learn, constructed data with an obvious answer, bad input,
-the teaching code, and the page."""
+the teaching code (the page: pages/test_task_measures_page.py)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import APP, charts, open_page, scatter_grid
 from scipy.stats import spearmanr
 from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression
@@ -13,7 +12,6 @@ from sklearn.manifold import trustworthiness
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from streamlit.testing.v1 import AppTest
 from test_recipes import run
 
 from bertviz_core import Encoder, recipes
@@ -33,12 +31,11 @@ from bertviz_core.task_measures import (
     probe_plan,
 )
 
-PAGE = "pages/task_measures.py"
 
 
 @pytest.fixture(scope="module")
-def pooled_news(bundled: Encoder) -> dict[str, np.ndarray]:
-    return bundled.embed(list(news_topics()["text"]))
+def pooled_news(news_pooled: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return news_pooled  # conftest's, embedded once a session (the recipe tests use it too)
 
 
 def stated_protocol(x: np.ndarray, y: list[str], folds: int = 5) -> tuple[float, float]:
@@ -184,110 +181,3 @@ def test_the_teaching_code_reproduces_each_measure(bundled: Encoder, pooled_news
     ns = run(recipes.projection_map(bundled.info, recipes.NEWS_TOPICS_CODE, POOLINGS["mean"].code, 3, "PCA"))
     _, trust = project("PCA", cell_vectors(pooled_news, Cell("mean", 3)))
     assert ns["trust"] == pytest.approx(trust, abs=2e-3)
-
-
-def test_the_page_shows_both_grids_and_settings_run_no_model(model_calls: list[int]) -> None:
-    at = open_page(PAGE, timeout=300)
-    assert {"tm_probe", "tm_silhouette"} <= set(charts(at))
-    assert any("agree" in m.value for m in at.markdown)
-    runs = len(model_calls)
-    at.radio(key="tm_probe_score").set_value("macro-F1").run()
-    at.selectbox(key="tm_probe_cell").set_value("max · layer 2").run()
-    assert len(model_calls) == runs and not at.exception
-    at.session_state["tm_tab"] = "Similarity correlation"
-    at.run()
-    assert {"tm_corr_raw", "tm_corr_fixed"} <= set(charts(at)) and not at.exception
-    runs = len(model_calls)
-    at.radio(key="tm_correction").set_value("mean-centering").run()
-    assert len(model_calls) == runs and "mean-centering" in str(charts(at)["tm_corr_fixed"]["layout"]["title"])
-    at.session_state["tm_tab"] = "Maps"
-    at.session_state["tm_strats"], at.session_state["tm_layers"] = ["mean", "max"], [1, 6]
-    at.run()
-    titles = list(scatter_grid(at)[1]["tiles"]["title"])  # every map titled with its trustworthiness
-    assert [t.split("\n")[0] for t in titles] == ["mean · layer 1", "mean · layer 6", "max · layer 1", "max · layer 6"]
-    assert all(t.split("\n")[1].startswith("trust 0.") for t in titles) and not at.exception
-
-
-def test_the_page_answers_bad_uploads_with_a_message() -> None:
-    at = open_page(PAGE, timeout=300)
-    at.radio(key="tm_source").set_value("Upload a CSV").run()
-    rows = "".join(f'"This is sentence number {i} of the file.",label{i}\n' for i in range(6))
-    at.file_uploader(key="tm_upload").set_value(("c.csv", ("text,label\n" + rows).encode(), "text/csv")).run()
-    assert not at.exception and any("every class here has a single text" in e.value for e in at.error)
-    at.session_state["tm_tab"] = "Similarity correlation"
-    at.run()
-    at.radio(key="tm_pairs_source").set_value("Upload a CSV").run()
-    bad = "sentence1,sentence2,score\n" + "".join(f"S{i}.,T{i}.,3\n" for i in range(6))
-    at.file_uploader(key="tm_pairs_upload").set_value(("p.csv", bad.encode(), "text/csv")).run()
-    assert not at.exception and any("the same score" in e.value for e in at.error)
-
-
-# Three classes of three texts: the probe can use three folds, not five.
-SMALL = [(f"A short sentence about {topic} number {i}.", topic) for topic in ("rivers", "money", "music")
-         for i in range(3)]
-
-
-def open_with_upload(rows: list[tuple[str, str]], tab: str) -> AppTest:
-    """Task measures on one cell (mean, layer 6) and ``tab``, with ``rows`` (text, label) uploaded as the corpus."""
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.run()
-    for key, value in dict(tm_strats=["mean"], tm_layers=[6], tm_tab=tab, tm_source="Upload a CSV").items():
-        at.session_state[key] = value
-    at.switch_page(PAGE).run()
-    data = "text,label\n" + "".join(f'"{text}",{label}\n' for text, label in rows)
-    at.file_uploader(key="tm_upload").set_value(("c.csv", data.encode(), "text/csv")).run()
-    assert not at.exception, at.exception
-    return at
-
-
-def test_the_probe_states_the_folds_it_used() -> None:
-    at = open_with_upload(SMALL, "Classification probe")
-    what = " ".join(i.value for i in at.info)
-    assert "3-fold cross-validation" in what and "5-fold" not in what
-    assert any("This corpus: 3 folds" in c.value for c in at.caption)
-    assert any("StratifiedKFold(3, shuffle=True, random_state=0)" in c.value for c in at.code)  # the code panel
-
-
-def test_the_maps_show_the_uploaded_corpus() -> None:
-    at = open_with_upload(SMALL, "Maps")
-    points = scatter_grid(at)[1]["points"]
-    assert list(points["text"]) == [text for text, _ in SMALL] and list(points["label"]) == [lab for _, lab in SMALL]
-    assert any("of the corpus (9 texts)" in i.value for i in at.info)
-    [label_picker] = [s for s in at.selectbox if s.label == "Label column"]
-    label_picker.set_value("(no labels)").run()  # unlabelled texts are mapped too, without colours
-    assert not at.exception and list(scatter_grid(at)[1]["points"]["text"]) == [text for text, _ in SMALL]
-
-
-@pytest.mark.parametrize("projection", list(PROJECTIONS))
-def test_a_tiny_upload_is_mapped_or_the_page_says_why(projection: str) -> None:
-    at = open_with_upload(SMALL[:3], "Maps")
-    at.radio(key="tm_projection").set_value(projection).run()
-    assert not at.exception, at.exception
-    assert at.get("vega_lite_chart") or at.error
-
-
-def test_verdicts_say_how_sure_they_are_on_24_texts_and_on_the_built_in_corpus() -> None:
-    # 24 texts (6 per topic): neither the probe's folds nor the silhouette's bootstrap can name a best, and each
-    # message says so with the number of texts the page used
-    rows = news_topics().groupby("label").head(6)
-    at = AppTest.from_file(APP, default_timeout=300)
-    at.run()
-    at.session_state["tm_source"] = "Upload a CSV"
-    at.switch_page(PAGE).run()
-    at.file_uploader(key="tm_upload").set_value(("c.csv", rows.to_csv(index=False).encode(), "text/csv")).run()
-    assert not at.exception, at.exception
-    said = [i.value for i in at.info if "clear best" in i.value]
-    assert len(said) == 2 and not at.success
-    assert all(s.startswith("No clear best on 24 texts") for s in said)
-    assert "(probe accuracy)" in said[0] and "5 folds" in said[0] and "(silhouette (cosine))" in said[1]
-    assert any("95 % t interval" in c.value for c in at.caption)
-    # the built-in corpus (160 texts): the silhouette names a best (mean at layer 3, ahead beyond the noise),
-    # the probe, near 1.0 in many cells, names none
-    at = open_page(PAGE, timeout=300)
-    [best] = [s.value for s in at.success]
-    assert best.startswith("Best silhouette (cosine) on 160 texts: **mean at layer 3**") and "1,000 bootstrap" in best
-    assert any(i.value.startswith("No clear best on 160 texts (probe accuracy)") for i in at.info)
-    at.session_state["tm_tab"] = "Similarity correlation"
-    at.run()
-    assert not at.exception and any("40 pairs" in m.value for m in [*at.success, *at.info])
-    assert any("1,000 bootstrap resamples of the pairs" in c.value for c in at.caption)

@@ -1,20 +1,20 @@
-"""Centering, whitening and the random-pair baseline against direct numpy; pair encoding."""
+"""Centering, whitening and the random-pair baseline against direct numpy; the baseline band; verdicts need a
+margin and report ties."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
-import torch
-from transformers import AutoModel, AutoTokenizer
 
 from conftest import F32
 
-from bertviz_core import Encoder
-from bertviz_core.models import bundled_model_dir
 from bertviz_core.similarity import (
     CORRECTIONS,
     fit_correction,
     random_pair_baseline,
     similarity_matrix,
+    top_positions,
+    verdict,
 )
 
 
@@ -65,21 +65,6 @@ def test_random_pair_baseline_is_every_pair_of_a_sample(corpus: np.ndarray) -> N
     assert abs(np.median(centred)) < 0.1
 
 
-def test_pair_encoding_equals_plain_transformers(bundled: Encoder) -> None:
-    (pair,) = bundled.encode(["what is your age?"], ["Today is monday"])
-    tokenizer = AutoTokenizer.from_pretrained(bundled_model_dir())
-    model = AutoModel.from_pretrained(bundled_model_dir()).eval()
-    inputs = tokenizer("what is your age?", "Today is monday", return_tensors="pt")
-    with torch.no_grad():
-        out = model(**inputs, output_hidden_states=True)
-    assert pair.tokens[6] == "[SEP]" and inputs["token_type_ids"][0].tolist() == [0] * 7 + [1] * 4
-    np.testing.assert_allclose(pair.hidden_states, torch.stack(out.hidden_states)[:, 0].numpy(), atol=1e-5)
-    np.testing.assert_allclose(pair.pooler, out.pooler_output[0].numpy(), atol=1e-5)
-    with pytest.raises(ValueError, match="one pair per text"):
-        bundled.encode(["a", "b"], ["c"])
-    assert bundled.lengths(["short", "word " * 600]).tolist() == [[3, 0], [512, 90]]
-
-
 def test_baseline_band_share_below_and_verdict() -> None:
     import pandas as pd
 
@@ -91,3 +76,14 @@ def test_baseline_band_share_below_and_verdict() -> None:
     grid = pd.DataFrame([[0.1, np.nan], [0.7, 0.3]])
     assert verdict(grid, margin=0.01).cells == [("1", "0")]  # NaN ignored
     assert verdict(pd.DataFrame([[np.nan]]), 0.01) is None and verdict(pd.DataFrame(), 0.01) is None
+
+
+def test_a_verdict_needs_a_margin_and_reports_ties() -> None:
+    scores = pd.DataFrame({"a": [0.5, 0.7], "b": [0.7 - 1e-9, 0.2]}, index=["x", "y"])
+    tie = verdict(scores, margin=0.005)
+    assert tie.tie and set(tie.cells) == {("y", "a"), ("x", "b")} and tie.lead == pytest.approx(0.2, **F32)
+    assert top_positions(tie, scores) == [(0, 1), (1, 0)]
+    best = verdict(scores.assign(b=[0.6, 0.2]), margin=0.005)
+    assert not best.tie and best.cells == [("y", "a")] and best.lead == pytest.approx(0.1, **F32)
+    assert np.isnan(verdict(pd.DataFrame({"a": [1.0, 1.0]}), margin=0.01).lead)  # all tie: nothing behind
+    assert verdict(pd.DataFrame({"a": [np.nan]}), margin=0.01) is None

@@ -1,48 +1,14 @@
-"""AppTest runs of the app shell and the Tokenization page (no browser)."""
+"""AppTest runs of the Tokenization page (no browser); a model that fails to load, tried from its sidebar."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import APP, TUTORIAL_IDS, open_page, open_vocabulary, table
+from conftest import TUTORIAL_IDS, open_page, open_vocabulary, table
 
 
 def token_table(at):
     return table(at, "tok_table")
-
-
-PRELOAD_PROBE = """
-import sys, threading
-import bertviz_core.encoder as encoder
-loads, original = [], encoder.load_encoder
-def recording(*args, **kwargs):
-    loads.append(threading.current_thread().name)
-    return original(*args, **kwargs)
-encoder.load_encoder = recording
-from streamlit.testing.v1 import AppTest
-at = AppTest.from_file(sys.argv[1]).run(timeout=60)
-assert not at.exception
-for thread in threading.enumerate():
-    if thread.name == "preload-encoder":
-        thread.join(60)
-print(at.title[0].value, "|", ",".join(loads))
-"""
-
-
-def test_the_first_page_opens_without_loading_the_model() -> None:
-    """Cold start: the overview and the sidebar read the model's facts from its files; the model
-    (transformers, seconds to import, and the weights) loads afterwards in a background thread."""
-    out = subprocess.run([sys.executable, "-c", PRELOAD_PROBE, APP], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "BERT Embedding Explorer | preload-encoder"
-
-
-def test_overview_and_sidebar_facts() -> None:
-    at = open_page()
-    assert "BERT Embedding Explorer" in at.title[0].value
-    facts = " ".join(m.value for m in at.sidebar.markdown)
-    assert "6 layers" in facts and "hidden 384" in facts and "vocab 30,522" in facts
 
 
 def test_tokenization_defaults_show_the_tutorial_ids() -> None:

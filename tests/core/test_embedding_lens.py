@@ -2,7 +2,6 @@
 recipe (plain transformers) against the core on every model of the family fixture."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest

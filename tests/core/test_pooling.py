@@ -1,4 +1,4 @@
-"""embed() against plain transformers for every strategy at every layer; PCA; separation; uploads."""
+"""embed() against plain transformers for every strategy at every layer; PCA; separation."""
 from __future__ import annotations
 
 from functools import cache
@@ -12,8 +12,6 @@ from transformers import AutoModel, AutoTokenizer
 from conftest import F32
 
 from bertviz_core import Encoder
-from bertviz_core.corpora import news_topics, read_table
-from bertviz_core.figures import GRID_ROW_PX, Panel, pca_grid_spec
 from bertviz_core.models import bundled_model_dir
 from bertviz_core.pooling import POOLINGS
 from bertviz_core.projection import pca_2d
@@ -124,55 +122,3 @@ def test_pca_and_separation_match_sklearn() -> None:
     assert np.isnan(separation(x, ["a"] * 40))
     same = np.ones((5, 3))
     assert pca_2d(same)[1].tolist() == [0.0, 0.0]
-
-
-def test_the_scatter_grid_keeps_each_panels_points_in_its_own_tile() -> None:
-    rng = np.random.default_rng(0)
-    panels = [Panel(2, 1, "one vector\nvar 9%", rng.normal(size=(6, 2)), "pooler"),  # given out of order
-              Panel(1, 1, "layer 1\nvar 20%", rng.normal(size=(6, 2)) * 50, "mean"),
-              Panel(1, 2, "layer 2\nall identical", np.ones((6, 2)), "mean")]
-    texts = [f"text {i}" for i in range(5)] + ["a long sentence " * 10]
-    spec, points = pca_grid_spec(panels, 2, list("ababab"), texts)
-    tiles = spec["datasets"]["tiles"]
-    assert list(tiles["title"]) == ["mean · layer 1\nvar 20%", "mean · layer 2\nall identical",
-                                    "pooler · one vector\nvar 9%"]
-    for i, panel in enumerate(sorted(panels, key=lambda p: (p.row, p.col))):
-        mine = points[points["panel"] == i]
-        np.testing.assert_array_equal(mine[["x", "y"]].to_numpy(), panel.coords)  # the CSV's numbers, as given
-        tile = tiles.iloc[i]
-        assert ((mine["gx"] > tile["x"]) & (mine["gx"] < tile["x2"])).all()
-        assert ((mine["gy"] > tile["y"]) & (mine["gy"] < tile["y2"])).all()
-        if i == 1:  # identical points sit in the middle of their tile
-            assert mine["gx"].nunique() == 1 and mine["gx"].iloc[0] == pytest.approx((tile["x"] + tile["x2"]) / 2, **F32)
-        else:  # scaled to fill the tile, whatever the spread: the extreme points near its edges
-            assert np.ptp(mine["gx"]) > 0.9 * (tile["x2"] - tile["x"])
-    assert spec["height"] == 2 * GRID_ROW_PX
-    assert list(spec["datasets"]["points"].columns) == ["gx", "gy", "label", "text"]
-    assert list(points["text"]) == texts * 3  # the CSV keeps every text whole; the hover cuts a long one short
-    assert list(spec["datasets"]["points"]["text"][:6]) == texts[:5] + [texts[5][:87] + "…"]
-    no_labels, _ = pca_grid_spec(panels, 2, None, [f"text {i}" for i in range(6)])
-    assert no_labels["layer"][-1]["encoding"]["color"] == {"value": "#64748b"}
-    assert no_labels["layer"][-1]["encoding"]["tooltip"] == [{"field": "text", "type": "nominal"}]  # no label to show
-
-
-def test_built_in_corpus_and_upload_parsing() -> None:
-    corpus = news_topics()
-    assert corpus["label"].value_counts().to_dict() == {"sports": 40, "business": 40, "science": 40, "food": 40}
-    table = read_table(corpus.to_csv(index=False).encode())
-    assert (table.text_column, table.label_column) == ("text", "label")
-    for data, message in [
-        (b"", "empty"),
-        (b"id,score\n1,2\n3,4\n", "No column holds sentences"),
-        ("text\ncaf\xe9 au lait tous les jours\n".encode("latin-1"), "not UTF-8"),
-        (b"text\n" + b"a short sentence here\n" * 11, "limit is 10"),
-    ]:
-        with pytest.raises(ValueError, match=message):
-            read_table(data, limit=10)
-
-
-def test_table_texts_drops_empty_rows_and_keeps_labels_aligned() -> None:
-    from bertviz_core.corpora import table_texts
-
-    table = read_table(b"text,label\nFirst sentence here.,a\n  ,b\nSecond sentence there.,c\n\n")
-    assert table_texts(table, "text", "label") == (["First sentence here.", "Second sentence there."], ["a", "c"], 2)
-    assert table_texts(table, "text", None)[1] is None

@@ -1,5 +1,6 @@
 """Masked words: fill-mask against transformers' pipeline, the logit lens against the head applied by hand,
-``has_mlm_head`` from the checkpoint, bad input, and the page."""
+``has_mlm_head`` from the checkpoint, bad input, and the teaching code on every model (the page:
+pages/test_masked_words_page.py)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -8,26 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from conftest import DEVICE, FAMILY_NAMES, MLM_NAMES, chart, charts, open_page, save_tiny_bert, table
+from conftest import DEVICE, FAMILY_NAMES, MLM_NAMES
 from test_recipes import run
 from transformers import AutoConfig, AutoModelForMaskedLM, AutoTokenizer, DebertaV2ForMaskedLM, pipeline
 
 from bertviz_core import Encoder, describe, load_encoder, recipes
 from bertviz_core.masked import MAX_MASKS, logit_lens, mask_word, masks, word_labels, words
 
-PAGE = "pages/masked_words.py"
 TEXTS = ["The man went to the [MASK] to buy milk.", "[MASK] is the capital of [MASK].",
          "A longer sentence, with a [MASK] near its end so that padding matters [MASK]"]
-
-
-@pytest.fixture(scope="module")
-def mlm_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return save_tiny_bert(tmp_path_factory.mktemp("mlm"), heads=12, mlm=True)
-
-
-@pytest.fixture(scope="module")
-def mlm(mlm_dir: Path) -> Encoder:
-    return load_encoder(str(mlm_dir), device=DEVICE)
 
 
 def plain_lens(folder: Path, text: str) -> tuple[np.ndarray, np.ndarray]:
@@ -232,69 +222,3 @@ def test_the_missing_head_recipe_lists_a_half_heads_missing_weights(family_dirs:
     enc = load_encoder(str(tmp_path), device=DEVICE)
     ns = run(recipes.missing_head(enc.info))
     assert not enc.info.has_mlm_head and sorted(ns["missing"]) == ["vocab_transform.bias", "vocab_transform.weight"]
-
-
-def test_the_page_explains_a_model_without_the_head() -> None:
-    at = open_page(PAGE)
-    assert "has no masked-language-model head" in at.warning[0].value.replace("\\", "")
-    assert [b.label for b in at.button] == ["Switch to bert-base-uncased"]
-    at.button[0].click().run()  # offline (HF_HUB_OFFLINE): the sidebar says why and keeps the bundled model
-    assert not at.exception and "offline mode" in " ".join(e.value for e in at.sidebar.error)
-    assert "has no masked-language-model head" in at.warning[0].value.replace("\\", "")
-
-
-def test_the_allowlist_is_obeyed(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BERTVIZ_MODELS", "bert-base-cased")
-    at = open_page(PAGE)
-    assert not at.button and any("BERTVIZ_MODELS" in c.value for c in at.caption)
-
-
-def open_with_model(folder: Path) -> object:
-    at = open_page(PAGE)
-    at.sidebar.selectbox(key="model").set_value("Custom id or path…").run()
-    at.sidebar.text_input(key="custom_model").set_value(str(folder)).run()
-    assert not at.exception
-    return at
-
-
-def test_the_page_shows_guesses_and_the_lens_and_settings_run_no_model(mlm_dir: Path, mlm: Encoder,
-                                                                        model_calls: list[int]) -> None:
-    at = open_with_model(mlm_dir)
-    fill = mlm.fill_mask("The man went to the [MASK] to buy milk.", 10)[0]
-    shown = table(at, "mw_guesses_table")
-    assert shown["id"].tolist() == fill["id"].tolist()
-    grid = chart(at, "mw_grid")
-    assert len(grid["data"][0]["y"]) == 13 and len(grid["data"][0]["x"]) == 10
-    assert chart(at, "mw_curves")["data"][0]["name"].startswith("final answer")
-    runs = len(model_calls)
-    at.slider(key="mw_layer").set_value(4).run()
-    at.slider(key="mw_k").set_value(3).run()
-    assert len(model_calls) == runs and not at.exception
-    assert len(chart(at, "mw_grid")["data"][0]["x"]) == 3
-    assert chart(at, "mw_grid")["layout"]["shapes"][0]["y0"] == 3.5  # the chosen layer's row outlined
-
-
-@pytest.mark.parametrize(("text", "kind", "says"), [
-    ("", "info", "Type a text with [MASK] where a word should be guessed"),
-    ("No mask here.", "error", "The text has no [MASK]"),
-    ("[mask] x", "error", "The mask is written [MASK], in capitals"),
-    ("[MASK] " * 20, "error", f"The text has 20 masks; this page guesses up to {MAX_MASKS} at once"),
-    ("word " * 200 + "[MASK]", "error", "lies past the model's"),
-])
-def test_the_page_answers_bad_input_with_a_message(mlm_dir: Path, text: str, kind: str, says: str) -> None:
-    at = open_with_model(mlm_dir)
-    at.text_area(key="mw_text").set_value(text).run()
-    messages = [m.value.replace("\\", "") for m in getattr(at, kind)]
-    assert not at.exception and any(says in m for m in messages), messages
-    assert "mw_grid" not in charts(at)
-
-
-def test_masking_a_word_on_the_page(mlm_dir: Path) -> None:
-    at = open_with_model(mlm_dir)
-    at.radio(key="mw_mode").set_value("Mask a word").run()
-    assert at.selectbox(key="mw_word").value == "store"
-    assert any("The man went to the [MASK] to buy milk." in c.value.replace("\\", "") for c in at.caption)
-    at.text_input(key="mw_sentence").set_value("Word embeddings are everywhere.").run()
-    at.selectbox(key="mw_word").set_value("embeddings").run()
-    assert not at.exception and "4 pieces" in " ".join(i.value for i in at.info)
-    assert sorted(set(table(at, "mw_guesses_table")["mask"])) == [1, 2, 3, 4]

@@ -95,3 +95,16 @@ def test_bundled_model_has_its_own_outlier_dimensions(bundled: Encoder) -> None:
     assert not found.empty and found["n_layers"].min() >= 1
     for d in found["dimension"]:
         assert stats.outlier_mask(encoding.hidden_states)[:, d].any()
+
+
+def test_outlier_marks_follow_the_chosen_layer() -> None:
+    states = np.random.default_rng(0).normal(size=(4, 10, 32))
+    states[1, :, 5] = 9.0  # an outlier in layer 1 only
+    states[3, :, 7] = -9.0  # and another in layer 3 only
+    rule = stats.OutlierRule(z=3.0, share=0.5)
+    assert stats.outliers_at(states, rule, 1) == [5] and stats.outliers_at(states, rule, 3) == [7]
+    assert stats.outliers_at(states, rule, 2) == []
+    listed = stats.outlier_dimensions(states, rule)
+    for layer in range(4):  # the marks at a layer are exactly the table's rows listing that layer
+        assert stats.outliers_at(states, rule, layer) == sorted(
+            int(d) for d, layers in zip(listed["dimension"], listed["layers"]) if str(layer) in layers.split(", "))

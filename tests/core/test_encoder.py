@@ -232,3 +232,18 @@ def test_only_loading_a_model_imports_transformers() -> None:
             "print('transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_pair_encoding_equals_plain_transformers(bundled: Encoder) -> None:
+    (pair,) = bundled.encode(["what is your age?"], ["Today is monday"])
+    tokenizer = AutoTokenizer.from_pretrained(bundled_model_dir())
+    model = AutoModel.from_pretrained(bundled_model_dir()).eval()
+    inputs = tokenizer("what is your age?", "Today is monday", return_tensors="pt")
+    with torch.no_grad():
+        out = model(**inputs, output_hidden_states=True)
+    assert pair.tokens[6] == "[SEP]" and inputs["token_type_ids"][0].tolist() == [0] * 7 + [1] * 4
+    np.testing.assert_allclose(pair.hidden_states, torch.stack(out.hidden_states)[:, 0].numpy(), atol=1e-5)
+    np.testing.assert_allclose(pair.pooler, out.pooler_output[0].numpy(), atol=1e-5)
+    with pytest.raises(ValueError, match="one pair per text"):
+        bundled.encode(["a", "b"], ["c"])
+    assert bundled.lengths(["short", "word " * 600]).tolist() == [[3, 0], [512, 90]]

@@ -1,0 +1,75 @@
+"""Every public function of bertviz_core has a bad-input case (tests/core/test_bad_input_*.py) or, here, the
+reason it needs none."""
+from __future__ import annotations
+
+import importlib
+import inspect
+
+from bad_input import MODULES
+from test_bad_input_grids import CASES as GRIDS
+from test_bad_input_measures import CASES as MEASURES
+from test_bad_input_model import CASES as MODEL
+
+from bertviz_core import Encoder
+
+
+CASES = {**MODEL, **MEASURES, **GRIDS}
+
+# Public functions without a case, and why none is needed.
+EXEMPT: dict[str, str] = {
+    **{f"tokenizing.{name}": "batches the ModelInputs the Encoder made itself (Encoder.inputs checks the texts)"
+       for name in ("batches", "padded")},
+    "tokens.pair_layout": "reads the ModelInput Encoder.inputs made of the pair (\"A\", \"B\")",
+    "tokens.token_frame": "lays out the ModelInput Encoder.tokenize made, after checking the text and pad_to",
+    "encoder.library_versions": "takes no argument: it reads the installed libraries' versions",
+    **{f"store.{name}": "takes no argument: it reads the server's settings or hands freed memory back"
+       for name in ("cache_budget", "spill_budget", "spill_folder", "release_free_memory")},
+    **{f"figures.{name}": "draws the (checked) output of the functions above; it computes no number"
+       for name in ("plain", "plains", "hover_texts", "layer_label", "histogram_figure", "layer_distributions_figure",
+                    "heatmap_figure", "token_labels", "attention_figure", "thumbnail_grid_figure", "table_heatmap",
+                    "score_grid_figure", "pair_curves_figure", "pca_grid_figure", "unit_square", "pca_grid_spec",
+                    "ranking_figure", "guess_grid_figure", "rank_curves_figure", "layer_share_figure",
+                    "measures_figure")},
+    **{f"masked.{name}": "takes the ModelInput, Word or logits the Encoder made for the same text (masked.masks "
+                         "and masked.logit_lens check what the user gives)"
+       for name in ("find_masks", "words", "word_labels", "mask_word", "apply_head", "lens")},
+    **{f"models.{name}": "loading plumbing behind load_encoder and describe, given what resolve_source resolved"
+       for name in ("bundled_model_dir", "read_config", "available_devices", "load_pretrained", "mlm_head",
+                    "segments_note", "hub_reachable", "max_length", "config_value", "checkpoint_keys")},
+    "Encoder.eager_model": "takes no argument",
+    "Encoder.mlm_head": "takes no argument (the 'without a head' error is a logit_lens case)",
+    "encoder.record": "writes a log line for tests and benchmarks; no user input",
+    "encoding.trim_offset": "trims the offsets the tokenizer gave, inside the Encoder",
+    "token_index.index_rows": "builds token_index's rows from its own tokenizer output",
+    "token_index.build_index": "fills token_index's index from its own encodings",
+    "pooling.supported_strategies": "reads ModelInfo.has_pooler",
+    "pooling_grid.cell_title": "formats a Cell and the CellResult score_cell made",
+    "pooling_grid.scores_over": "lays out the cells grid_cells made (checked there)",
+    "similarity.top_positions": "finds the cells of a Verdict that verdict made for the same table",
+    "task_measures.probe_code": "formats teaching code from a plan probe_plan made",
+    "task_measures.agreement": "formats two Verdicts that verdict made",
+    "pooling_grid.silhouette_grid": "lays out the cells grid_cells made and the CellResults score_cell made",
+    **{f"uncertainty.{name}": "works on the replicates and resampling the core's grids made (probe_grid, "
+       "correlation_grid, silhouette_grid, sense_verdict, all with cases)"
+       for name in ("bootstrap", "folds", "interval", "cell_name", "judge", "mean_replicates", "spearman_replicates",
+                    "pair_replicates")},
+    "vocab.vocabulary_table": "reads a loaded tokenizer (an Encoder's .tokenizer)",
+    "tokens.token_scheme": "reads a loaded tokenizer (Encoder.tokenizer)",
+    "word_vectors.word_span": "looks up offsets the tokenizer gave in word_owners' table",
+    "word_vectors.one_piece_everywhere": "reads the Occurrences occurrences made",
+}
+
+
+
+def test_every_public_function_has_a_case_or_a_reason() -> None:
+    covered = {name.split(":")[0] for name in CASES}
+    public = {f"Encoder.{name}" for name, member in vars(Encoder).items()
+              if not name.startswith("_") and inspect.isfunction(member)}
+    for module_name in MODULES:
+        module = importlib.import_module(f"bertviz_core.{module_name}")
+        public |= {f"{module_name}.{name}" for name, member in vars(module).items()
+                   if not name.startswith("_") and inspect.isfunction(member) and member.__module__ == module.__name__}
+    missing = public - covered - set(EXEMPT)
+    assert not missing, f"no case and no reason: {sorted(missing)}"
+    assert not (covered | set(EXEMPT)) - public, "cases or reasons for functions that do not exist"
+    assert all(EXEMPT.values())

@@ -1,0 +1,68 @@
+"""AppTest of the Similar contexts page: the default token on a new text, contexts a reader can see, settings
+that run no model, and bad input as a message."""
+from __future__ import annotations
+
+import re
+
+from conftest import open_page, table
+
+from bertviz_core.corpora import TUTORIAL
+
+PAGE = "pages/similar_contexts.py"
+
+
+def test_a_new_text_starts_on_its_second_bank_and_the_heading_names_it(bundled) -> None:  # noqa: ANN001
+    at = open_page(PAGE)
+    assert at.selectbox(key="sc_token").value == "10 · bank"  # the tutorial's second "bank", the robber's
+    text = "I deposited my paycheck at the bank before fishing on the river bank."
+    at.text_input(key="sc_text").set_value(text).run()
+    banks = [i for i, t in enumerate(bundled.tokenize(text)["token"]) if t == "bank"]
+    assert at.selectbox(key="sc_token").value == f"{banks[1]} · bank"
+    assert any(f"“bank”, token {banks[1]}" in h.value for h in at.subheader)
+    at.text_input(key="sc_text").set_value("The river was calm.").run()  # no "bank": its first word
+    assert at.selectbox(key="sc_token").value == "1 · the" and not at.exception
+
+
+def test_a_punctuation_neighbour_is_shown_beside_its_words(bundled) -> None:  # noqa: ANN001
+    at = open_page(PAGE)
+    dot = list(bundled.tokenize(TUTORIAL)["token"]).index(".")
+    at.selectbox(key="sc_token").set_value(dot).run()
+    assert at.selectbox(key="sc_token").value == f"{dot} · ."
+    contexts = list(table(at, "sc_near_left")["context"]) + list(table(at, "sc_near_right")["context"])
+    assert contexts and all(re.search(r"\w", re.sub("«.*?»", "", c)) for c in contexts), contexts
+    assert any(re.search(r"\w«\.»", c) for c in contexts)  # a "." right after its word, as written
+
+
+def test_the_page_searches_and_settings_run_no_model(model_calls: list[int]) -> None:
+    at = open_page(PAGE)
+    left, right = table(at, "sc_near_left"), table(at, "sc_near_right")
+    assert len(left) == 10 and len(right) == 10
+    runs = len(model_calls)
+    at.slider(key="sc_layer_left").set_value(2).run()
+    at.slider(key="sc_k").set_value(5).run()
+    at.selectbox(key="sc_metric").set_value("dot product").run()
+    assert len(model_calls) == runs and not at.exception
+    assert len(table(at, "sc_near_left")) == 5
+
+
+def upload(at, rows: list[str]) -> None:  # noqa: ANN001 - an AppTest
+    at.radio(key="sc_source").set_value("Upload a CSV").run()
+    at.file_uploader(key="sc_upload").set_value(("c.csv", ("text\n" + "\n".join(rows)).encode(), "text/csv")).run()
+
+
+def test_bad_input_gets_a_clear_message() -> None:
+    at = open_page(PAGE)
+    at.selectbox(key="sc_token").set_value(0).run()  # [CLS]
+    assert not at.exception and "marker the tokenizer adds" in at.error[0].value
+    at.selectbox(key="sc_token").set_value(21).run()  # [SEP]
+    assert not at.exception and "marker the tokenizer adds" in at.error[0].value
+    at.text_input(key="sc_text").set_value("The zyxwv was here.").run()
+    at.selectbox(key="sc_token").set_value(2).run()
+    assert not at.exception and any("does not occur in the corpus" in i.value for i in at.info)
+    assert table(at, "sc_near_left") is not None  # the neighbours are still listed
+    upload(at, ["Only one row is in this little file."])
+    assert not at.exception and "has one sentence" in at.error[0].value
+    upload(at, ["The bank by the river was muddy.", "She paid the money into the bank."])
+    at.slider(key="sc_k").set_value(50).run()
+    assert not at.exception and any("fewer than k = 50" in w.value for w in at.warning)
+    assert len(table(at, "sc_near_left")) == 16  # every token of the two sentences (8 + 8)

@@ -1,0 +1,37 @@
+"""Presentation mode and picture export without a browser (AppTest): on every page, presentation mode hides the
+code and downloads and draws charts at ui_present's height and font; a picture keeps the figure's size and title.
+How it looks on a 1280 x 720 screen at 150 % is checked in a real browser (test_presentation.py)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import chart, open_page
+
+from bertviz_core.page_registry import PAGES
+from ui_present import CHART_PX, FONT_PX
+
+
+def test_picture_export_keeps_the_figure_size_and_title() -> None:
+    at = open_page("pages/compare_sentences.py")
+    element = next(e for e in at.get("plotly_chart") if str(e.proto.id).endswith("-cs_raw"))
+    options = json.loads(element.proto.config)["toImageButtonOptions"]
+    figure = chart(at, "cs_raw")
+    assert options["height"] == figure["layout"]["height"] and options["format"] == "png" and options["scale"] == 2
+    at.sidebar.radio(key="picture_format").set_value("svg").run()
+    element = next(e for e in at.get("plotly_chart") if str(e.proto.id).endswith("-cs_raw"))
+    assert json.loads(element.proto.config)["toImageButtonOptions"]["format"] == "svg"
+
+
+@pytest.mark.parametrize("entry", PAGES[1:], ids=lambda e: e.url_path)
+def test_presentation_mode_hides_code_and_downloads_and_fits_charts(entry) -> None:  # noqa: ANN001
+    at = open_page(entry.file)
+    at.sidebar.toggle(key="present").set_value(True).run()
+    assert not at.exception and not at.code and not at.get("download_button")
+    for element in at.get("plotly_chart"):
+        figure = json.loads(element.proto.spec)
+        assert figure["layout"]["height"] <= CHART_PX, element.proto.id
+        assert figure["layout"]["font"]["size"] >= FONT_PX
+    for element in at.get("vega_lite_chart"):  # a grid of scatters: as tall as its rows need, larger text
+        spec = json.loads(element.proto.spec)
+        assert spec["layer"][1]["mark"]["fontSize"] >= FONT_PX and spec["config"]["legend"]["labelFontSize"] >= FONT_PX
