@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import bertviz_core.checks as checks
 from bertviz_core import recipes
 from bertviz_core.corpora import news_topics, reference_corpus
 
@@ -66,12 +67,19 @@ CORPUS_SOURCES: dict[str, CorpusSource] = {
 
 def source_labels(built_in: str) -> dict[str, str]:
     """{source name: the option the picker shows} for a page whose built-in corpus is ``built_in``."""
-    if built_in not in BUILT_IN_CORPORA:
-        raise ValueError(f"Unknown built-in corpus {built_in!r}: one of {', '.join(map(repr, BUILT_IN_CORPORA))}.")
+    if not isinstance(built_in, str) or built_in not in BUILT_IN_CORPORA:
+        raise ValueError(f"Unknown built-in corpus {checks.shown(built_in)}: one of "
+                         f"{', '.join(map(repr, BUILT_IN_CORPORA))}.")
     return {name: source.label(BUILT_IN_CORPORA[built_in]) for name, source in CORPUS_SOURCES.items()}
 
 
 def uploaded(texts: list[str] | tuple[str, ...], labels: list[str] | tuple[str, ...] | None) -> Corpus:
-    """An uploaded file's corpus, with the teaching code that stands for it."""
-    return Corpus(tuple(texts), None if labels is None else tuple(labels),
-                  recipes.UPLOADED_CODE if labels is not None else recipes.UPLOADED_TEXTS_CODE)
+    """An uploaded file's corpus, with the teaching code that stands for it: ``texts`` (n,), ``labels`` (n,) or
+    None."""
+    texts = checks.texts(texts)
+    if labels is None:
+        return Corpus(tuple(texts), None, recipes.UPLOADED_TEXTS_CODE)
+    labels = checks.strings(labels, "labels")
+    if len(labels) != len(texts):
+        raise ValueError(f"There are {len(texts):,} texts but {len(labels):,} labels: give one label a text.")
+    return Corpus(tuple(texts), tuple(labels), recipes.UPLOADED_CODE)

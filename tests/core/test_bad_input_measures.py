@@ -1,4 +1,5 @@
-"""Bad input to the core's measures, table-driven: attention, comparison, neighbours, similarity and stats.
+"""Bad input to the core's measures, table-driven: attention, comparison, neighbours, similarity and stats, and
+the corpus sources they are given.
 What a case may say, and the inputs ``c`` holds: tests/core/bad_input.py."""
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from bad_input import CORPUS, NAN, OK, Case, NaN, check, nan_rows
 
 from bertviz_core import attention as att
 from bertviz_core import comparison as cmp
+from bertviz_core import corpus_sources as cs
 from bertviz_core import neighbours as nb
 from bertviz_core import similarity as sim
 from bertviz_core import stats as st
@@ -254,6 +256,12 @@ CASES: dict[str, Case] = {
     "similarity.sense_verdict: unknown score": Case(lambda c: sim.sense_verdict(c.by_rule, c.strategies, c.labels, "f1")),
     "similarity.sense_verdict: senses of another length": Case(
         lambda c: sim.sense_verdict(c.by_rule, c.strategies, c.labels[:6])),
+    "corpus_sources.source_labels: unknown corpus": Case(lambda c: cs.source_labels("poems")),
+    "corpus_sources.source_labels: None": Case(lambda c: cs.source_labels(None)),
+    "corpus_sources.uploaded: None": Case(lambda c: cs.uploaded(None, None)),
+    "corpus_sources.uploaded: numbers": Case(lambda c: cs.uploaded([1, 2], None)),
+    "corpus_sources.uploaded: labels of another length": Case(lambda c: cs.uploaded(["a", "b"], ["x"])),
+    "corpus_sources.uploaded: labels that are numbers": Case(lambda c: cs.uploaded(["a", "b"], [1, 2])),
 }
 
 
