@@ -11,7 +11,7 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
 
@@ -31,6 +31,7 @@ import ui_present
 
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
     from bertviz_core.attention import AttentionSummary
+    from bertviz_core.comparison import Comparison
     from bertviz_core.encoder import Encoder
     from bertviz_core.encoding import Encoding, ModelInput
     from bertviz_core.masked import MaskLens, Masks
@@ -684,3 +685,51 @@ def download_csv(frame: pd.DataFrame, label: str, file_name: str, key: str) -> N
         return
     st.download_button(label, lambda: frame.to_csv(index=False).encode("utf-8"), file_name=file_name,
                        mime="text/csv", key=key, on_click="ignore")
+
+
+# ---- cached core calls of the pages' views, and a progress bar over a page's own loop (issue #28) ----------
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def compared(key: tuple[str, str], texts_id: str, strategy: str, layer: int | None, metric: str, correction: str,
+             axes: int | None, _sentences: np.ndarray, _reference: np.ndarray) -> Comparison:
+    """Cached ``comparison.compare`` of the texts ``texts_id`` pooled by ``strategy`` at ``layer`` (the
+    reference corpus is fixed, so the model and those settings name it): fits the correction once per setting."""
+    from bertviz_core.comparison import compare
+
+    return compare(_sentences, _reference, metric, correction, axes)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def token_neighbours(key: tuple[str, str], corpus_id: str, sentence: str, token: int, layer: int, k: int,
+                     metric: str, _index: TokenIndex) -> pd.DataFrame:
+    """Cached ``neighbours.nearest_tokens`` of one token of ``sentence`` at ``layer``, in context
+    (``neighbours.in_context``), over the corpus ``corpus_id`` with the sentence itself left out of it."""
+    from bertviz_core.neighbours import in_context, nearest_tokens, own_sentences
+
+    vector = encode_texts(key, (sentence,))[0].hidden_states[layer, token]  # (hidden,)
+    found = nearest_tokens(_index, vector, layer, k, metric, own_sentences(_index.texts, sentence))
+    return in_context(found, _index.texts)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def sentence_neighbours(key: tuple[str, str], corpus_id: str, sentence: str, strategy: str, layer: int | None,
+                        k: int, metric: str, _pooled: dict[str, np.ndarray],
+                        _texts: tuple[str, ...]) -> pd.DataFrame:
+    """Cached ``neighbours.nearest_sentences`` of ``sentence`` over the corpus ``corpus_id`` (``_texts``,
+    pooled as ``_pooled``), the sentence itself left out, with each neighbour's text."""
+    from bertviz_core.neighbours import nearest_sentences, own_sentences
+
+    near = nearest_sentences(_pooled, embed_corpus(key, (sentence,)), strategy, layer, k, metric,
+                             own_sentences(_texts, sentence))
+    return near.assign(text=[_texts[s] for s in near["sentence"]])
+
+
+def progress_over(items: Sequence[T], first: str, text: Callable[[int, int], str]) -> Iterator[T]:
+    """Each of ``items`` in turn, with a progress bar (its text ``first``, then ``text(done, total)`` after
+    each item) that is removed once the last is done."""
+    bar = st.progress(0.0, text=first)
+    for done, item in enumerate(items, start=1):
+        yield item
+        bar.progress(done / len(items), text=text(done, len(items)))
+    bar.empty()
