@@ -133,6 +133,11 @@ class MaskedWord:
     hidden: dict[int, int]
     pieces: list[str]
 
+    @property
+    def split(self) -> bool:
+        """Whether the word was several pieces, so became several masks."""
+        return len(self.pieces) > 1
+
 
 def mask_word(item: ModelInput, text: str, word: Word, mask_token: str) -> MaskedWord:
     """``text`` (tokenized as ``item``) with ``word`` replaced by one mask per piece."""

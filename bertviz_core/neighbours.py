@@ -20,6 +20,7 @@ from bertviz_core.word_vectors import snippet
 
 MIN_CONTEXTS = 5  # a word counts in the corpus' self-similarity when it occurs in this many sentences, as in the paper
 BASELINE_PAIRS = 2000  # random token pairs behind the anisotropy baseline
+MIN_TEXTS = 2  # sentences a corpus needs: other contexts, and random pairs for the baseline
 
 
 def _top(scores: np.ndarray, k: int, similar_high: bool, allowed: np.ndarray | None = None) -> np.ndarray:

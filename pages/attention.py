@@ -1,13 +1,15 @@
 """Attention: every head of every layer, what it looks at, measured; rollout beside raw attention."""
 from functools import partial
+from itertools import cycle
 
 import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
-from bertviz_core.attention import HEAD_STATISTICS, THUMBNAIL_TOKENS, mean_weights, statistic_grid, token_view
+from bertviz_core.attention import HEAD_STATISTICS, statistic_grid, token_view
 from bertviz_core.corpora import TUTORIAL
 from bertviz_core.lengths import cut_note
+from bertviz_core.page_views import head_numbers, head_view, model_view_note
 from bertviz_core.tokens import pair_layout
 from ui import (
     attention_summary,
@@ -58,7 +60,7 @@ c1, c2, c3 = st.columns([2, 3, 3])
 layer = int_slider("Layer", 1, num_layers, 1, key="at_layer", container=c1, bind="query-params")
 # Right after a click the heads were set by open_head: no default then (Streamlit logs a warning, with a stack
 # trace, for a widget given both); on every other run head 1 is the default, which a link leaves out.
-chosen_heads = c2.multiselect("Heads (several: their mean)", list(range(1, heads + 1)),
+chosen_heads = c2.multiselect("Heads (several: their mean)", head_numbers(heads),
                               None if st.session_state.pop(OPENED, False) else [1], key="at_heads",
                               bind="query-params", format_func=head_label)
 token = choose(c3, "Token (From one token)", labels, 10, key="at_token", bind="query-params")
@@ -85,9 +87,7 @@ with head_tab:
         if not chosen_heads:
             st.info("Choose at least one head above.")
         else:
-            shown = mean_weights(weights, [layer - 1], [h - 1 for h in chosen_heads])  # (tokens, tokens)
-            which = f"head {chosen_heads[0]}" if len(chosen_heads) == 1 else \
-                f"mean of heads {', '.join(map(str, chosen_heads))}"
+            shown, which = head_view(weights, layer, chosen_heads)  # (tokens, tokens)
             st.caption("Rows are the tokens attending, columns the tokens attended to; hover a cell for its weight. "
                        + ("The red lines separate the pair's two segments. " if boundary is not None else "")
                        + "A heatmap, not bertviz's lines: it reads the same at 10 tokens and at 512, and every "
@@ -99,23 +99,17 @@ with head_tab:
                          "Download these weights (CSV)", f"attention_layer{layer}.csv", "at_head_csv")
 with model_tab:
     if model_tab.open:
-        thumbs = summary.thumbnails
-        grouped = thumbs.shape[-1] < len(labels)
-        st.caption(f"All {num_layers} × {heads} = {num_layers * heads} heads, each scaled to its own largest weight. "
-                   + (f"The text has {len(labels)} tokens: each thumbnail groups them into {THUMBNAIL_TOKENS} blocks "
-                      "of neighbouring tokens (a cell is the attention from one block to another)." if grouped
-                      else "Pick a layer and head above to see one in full."))
-        chart(figures.thumbnail_grid_figure(thumbs, "Every head: rows are layers, columns heads"),
+        st.caption(model_view_note(summary.thumbnails, len(labels)))
+        chart(figures.thumbnail_grid_figure(summary.thumbnails, "Every head: rows are layers, columns heads"),
                         key="at_model_chart")
 with stats_tab:
     if stats_tab.open:
         st.caption("Each heatmap is one statistic for every layer (rows) × head (columns h1, h2, …), averaged over "
                    "all query tokens, [CLS] and [SEP] included. Hover a cell for its value; click it to open that "
                    "head in the head view.")
-        columns = st.columns(2)
-        for i, (name, statistic) in enumerate(HEAD_STATISTICS.items()):
+        for column, (i, (name, statistic)) in zip(cycle(st.columns(2)), enumerate(HEAD_STATISTICS.items())):
             chart_key = f"at_stat_{i}"
-            with columns[i % 2]:
+            with column:
                 st.markdown(f"**{name}**: {statistic.definition}")
                 chart(figures.table_heatmap(statistic_grid(summary.statistics, name), "",
                                                       colorscale="Purples", selectable=True),

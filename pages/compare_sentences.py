@@ -3,14 +3,16 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
-from bertviz_core.comparison import compare, pair_versus_alone, ranking
+from bertviz_core.comparison import pair_versus_alone, ranking
 from bertviz_core.corpora import news_topics
 from bertviz_core.lengths import cut_note
+from bertviz_core.page_views import compare_default_layer, read_lines, sentence_labels, tokens_preview
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.similarity import CORRECTIONS, METRICS
 from bertviz_core.tokens import pair_layout
 from ui import (
     chart,
+    compared,
     corpus_digest,
     corpus_lengths,
     cut_warning,
@@ -52,7 +54,8 @@ strategy = c1.selectbox("Pooling", available, index=available.index("mean"), key
                         bind="query-params")
 pooling = POOLINGS[strategy]
 layer = pooling.layer_of(int_slider(
-    "Layer (0 = embeddings)", 0, num_layers, num_layers - 1, key="cs_layer", container=c2, bind="query-params",
+    "Layer (0 = embeddings)", 0, num_layers, compare_default_layer(num_layers), key="cs_layer", container=c2,
+    bind="query-params",
     disabled=not pooling.per_layer,
     help=None if pooling.per_layer else f"{strategy} gives one vector per text, whatever the layer."))
 metric = c3.selectbox("Metric", list(METRICS), key="cs_metric", bind="query-params")
@@ -62,16 +65,16 @@ correction = c1.radio("Correct for anisotropy", list(CORRECTIONS), horizontal=Tr
 axes = int(c2.number_input("Whitening: keep the top k axes (0 = all)", 0, info.hidden_size, 0, key="cs_k",
                            bind="query-params", disabled=correction != "whitening")) or None
 
-texts = tuple(line.strip() for line in raw.splitlines() if line.strip())
-skipped = len([line for line in raw.splitlines() if not line.strip()])
-if len(texts) < 2:
+lines = read_lines(raw)
+texts = lines.texts
+if lines.too_few_to_compare:
     st.info("Enter at least two sentences, one per line, to compare them." if texts else
             "Enter a few sentences, one per line. The example compares the two sentences of a well-known "
             "question about BERT, 'what is your age?' and 'Today is monday', with related and unrelated ones.")
     st.stop()
-if skipped:
-    st.caption(f"{skipped} empty line(s) ignored.")
-if len(set(texts)) < len(texts):
+if lines.skipped:
+    st.caption(f"{lines.skipped} empty line(s) ignored.")
+if lines.repeated:
     st.caption("Some sentences appear more than once: duplicates score as identical (1.0 for cosine).")
 cut_warning(cut_note(info.max_length, corpus_lengths(model_key(), corpus_digest(texts), texts).dropped, "sentence",
                      numbered=True))
@@ -79,9 +82,9 @@ cut_warning(cut_note(info.max_length, corpus_lengths(model_key(), corpus_digest(
 key = model_key()
 sentences = pooling.at(embed_corpus(key, texts)[strategy], layer)  # (n, hidden)
 reference = pooling.at(embed_corpus(key, tuple(news_topics()["text"]))[strategy], layer)  # (160, hidden)
-comparison = compare(sentences, reference, metric, correction, axes)
-names = [f"{i + 1}: {t[:50]}{'…' if len(t) > 50 else ''}" for i, t in enumerate(texts)]
-short_names = [f"{i + 1}: {t[:24]}{'…' if len(t) > 24 else ''}" for i, t in enumerate(texts)]
+comparison = compared(key, corpus_digest(texts), strategy, layer, metric, correction, axes, sentences, reference)
+labels = sentence_labels(texts)
+names = labels.names
 where = figures.layer_label(layer)
 
 teaching_panel(
@@ -95,7 +98,7 @@ teaching_panel(
 
 # Rows and columns are numbered, with the sentences in a key: long sentences must not squeeze the matrix.
 scale = "Blues" if METRICS[metric].similar_high else "Blues_r"
-numbers = [str(i + 1) for i in range(len(texts))]
+numbers = labels.numbers
 if correction == "none":
     chart(figures.heatmap_figure(comparison.raw, numbers, numbers, f"{metric}, {strategy}, {where}",
                                  colorscale=scale, annotate=True), key="cs_raw")
@@ -108,8 +111,7 @@ else:
 if texts[:2] == QA_PAIR:
     st.caption(f"The Q&A thread's 0.93 for sentences 1 and 2 came from bert-base-uncased; the loaded model "
                f"({literal(info.name)}, {strategy}, {where}) gives **{comparison.raw[0, 1]:.2f}** ({metric}).")
-st.caption("Key: " + " · ".join(f"**{i + 1}** {literal(t[:80])}{'…' if len(t) > 80 else ''}"
-                                for i, t in enumerate(texts)))
+st.caption("Key: " + " · ".join(f"**{number}** {literal(text)}" for number, text in labels.key))
 exported = {"raw": comparison.raw} | ({f"after {correction}": comparison.corrected} if correction != "none" else {})
 download_csv(pd.concat([pd.DataFrame(m, index=names, columns=names).reset_index(names="sentence").assign(matrix=name)
                         for name, m in exported.items()]), "Download the matrix (CSV)", "sentence_similarity.csv",
@@ -118,8 +120,8 @@ download_csv(pd.concat([pd.DataFrame(m, index=names, columns=names).reset_index(
 st.subheader("Rank the others against one sentence")
 query = choose(st, "Query", names, 0, key="cs_query", bind="query-params")
 ranked = ranking(comparison, query, texts)
-chart(figures.ranking_figure([short_names[i] for i in ranked["index"]], ranked[metric], comparison.band,
-                             f"{metric} to sentence {query + 1}"), key="cs_rank")
+chart(figures.ranking_figure([labels.short[i] for i in ranked["index"]], ranked[metric], comparison.band,
+                             f"{metric} to sentence {numbers[query]}"), key="cs_rank")
 band = comparison.band
 shown = ranked.drop(columns="index").rename(columns={"above this share of random pairs": "beats random pairs"})
 table(shown, key="cs_ranking")  # shown to 3 decimals; the CSV keeps full precision
@@ -139,6 +141,6 @@ if pair_on:
     st.caption("As a pair, every token of A attends to every token of B: the pair's [CLS] is one vector for the two "
                "together (what a cross-encoder scores), not a mix of two sentence vectors. Encoded apart, each "
                "sentence gets its own vector, which is what similarity search compares. "
-               f"Pair tokens: {len(pair.tokens)} ({' '.join(pair.tokens[:24])}{' …' if len(pair.tokens) > 24 else ''}).")
+               f"Pair tokens: {tokens_preview(pair.tokens)}.")
     st.caption(literal(loaded.segments_note) if loaded.segments_note else
                "The model receives segment 0 for A's tokens and segment 1 for B's.")

@@ -5,6 +5,7 @@ import streamlit as st
 from bertviz_core import figures, recipes, stats
 from bertviz_core.corpora import TUTORIAL
 from bertviz_core.lengths import cut_note
+from bertviz_core.page_views import layer_numbers, state_count
 from ui import (
     chart,
     cut_warning,
@@ -26,6 +27,7 @@ ensure_app_navigation()
 
 info = encoder().info
 num_layers = info.num_layers
+states_per_token = state_count(num_layers)
 st.title("📊 Layer values")
 text = st.text_area("Text", TUTORIAL, key="lv_text", bind="query-params", max_chars=50_000, height=80)
 if not text.strip():
@@ -47,8 +49,9 @@ def explore(states, labels: list[str], text: str) -> None:
     layer = int_slider("Layer (0 = the embedding layer's output)", 0, num_layers, 5, key="lv_layer", container=c2,
                        bind="query-params")
     teaching_panel(
-        f"Every token has {num_layers + 1} hidden states: the embedding layer's output (layer 0) and one per transformer "
-        f"layer ({num_layers + 1} = embeddings + {num_layers} layers). Each is a vector of {info.hidden_size} numbers.  \n"
+        f"Every token has {states_per_token} hidden states: the embedding layer's output (layer 0) and one per "
+        f"transformer layer ({states_per_token} = embeddings + {num_layers} layers). Each is a vector of "
+        f"{info.hidden_size} numbers.  \n"
         "Below: how those numbers are distributed, how that changes with depth, and which dimensions stand out.",
         recipes.layer_values(info, text, token, layer),
     )
@@ -71,8 +74,8 @@ def explore(states, labels: list[str], text: str) -> None:
     subject = labels[token] if which is not None else f"all {len(labels)} tokens"
     stats_table = stats.layer_stats(states, which)
     quantiles = stats.layer_quantiles(states, which)
-    chart(figures.layer_distributions_figure(quantiles, f"Values per layer, {subject} ({num_layers + 1} distributions)"),
-          key="lv_layers")
+    chart(figures.layer_distributions_figure(
+        quantiles, f"Values per layer, {subject} ({states_per_token} distributions)"), key="lv_layers")
     table(stats_table, key="lv_stats")
     st.caption("Kurtosis is excess kurtosis (0 for a normal distribution): heavy tails mean a few extreme values.")
     download_csv(stats_table.merge(quantiles.drop(columns=["min", "max"]), on="layer"),
@@ -102,9 +105,9 @@ def explore(states, labels: list[str], text: str) -> None:
     with tab_norms:
         if tab_norms.open:
             norms = stats.token_norms(states)
-            chart(figures.heatmap_figure(norms, [figures.layer_label(i) for i in range(num_layers + 1)], labels,
+            chart(figures.heatmap_figure(norms, [figures.layer_label(i) for i in layer_numbers(num_layers)], labels,
                                                    "L2 norm of each token's vector"), key="lv_norms")
-            download_csv(pd.DataFrame(norms, index=labels, columns=[f"layer_{i}" for i in range(num_layers + 1)])
+            download_csv(pd.DataFrame(norms, index=labels, columns=[f"layer_{i}" for i in layer_numbers(num_layers)])
                          .reset_index(names="token"), "Download the norms (CSV)", "token_layer_norms.csv", "lv_norm_csv")
     with tab_dims:
         if tab_dims.open:

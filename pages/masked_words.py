@@ -7,6 +7,7 @@ from bertviz_core import figures, recipes
 from bertviz_core.lengths import cut_note
 from bertviz_core.masked import MAX_TOP_K, NO_HEAD_REASON, mask_word, word_labels, words
 from bertviz_core.models import KNOWN_HUB_MODELS
+from bertviz_core.page_views import every_guess, mask_names, miswritten_note, per_mask, settles
 from ui import (
     active_info,
     chart,
@@ -77,7 +78,7 @@ else:
     chosen = choose(st, "Word to mask", labels, "store", key="mw_word", bind="query-params")
     masked = mask_word(item, sentence, choices[chosen], mask_token)
     text, hidden_by_position = masked.text, masked.hidden
-    if len(masked.pieces) > 1:
+    if masked.split:
         st.info(f"“{literal(choices[chosen].text)}” is {len(masked.pieces)} pieces "
                 f"({literal(' '.join(masked.pieces))}), so it became {len(masked.pieces)} masks. BERT guesses each "
                 "piece on its own, with the others masked too: it never guesses a word of several pieces as one. "
@@ -92,12 +93,11 @@ found = or_stop(lambda: masks(model_key(), text))
 cut = cut_note(info.max_length, [model_input(model_key(), text, None).dropped])
 cut_warning(cut and cut + (f" {found.past_limit} of the masks lie there and are left out." if found.past_limit else ""))
 if found.miswritten:
-    st.warning(f"{found.miswritten} mask{'s are' if found.miswritten > 1 else ' is'} not written {mask_token} in "
-               "capitals, so the tokenizer reads them as ordinary pieces.", icon="🔤")
+    st.warning(miswritten_note(found.miswritten, mask_token), icon="🔤")
 c1, c2, c3 = st.columns([2, 3, 3])
-mask_names = [f"mask {m + 1} (token {position})" for m, position in enumerate(found.positions)]
-mask = choose(c1, "Mask", mask_names, 0, key="mw_mask", bind="query-params")
-named = mask_names[mask].capitalize()  # "Mask 2 (token 6)": the charts name the mask as its picker does
+names = mask_names(found.positions)
+mask = choose(c1, "Mask", names, 0, key="mw_mask", bind="query-params")
+named = names[mask].capitalize()  # "Mask 2 (token 6)": the charts name the mask as its picker does
 k = c2.slider("Guesses shown (k)" if info.has_mlm_head else "Nearest embeddings shown (k)", 1, MAX_TOP_K, 10,
               key="mw_k", bind="query-params")
 
@@ -125,7 +125,7 @@ if not info.has_mlm_head:
                "after layer L — not the pre-training head's guesses, which this model lacks. Row 0 is the "
                "embedding layer's output, before any attention.")
     item = model_input(model_key(), text, None)
-    by_position = dict(zip(found.positions, mask_names))
+    by_position = dict(zip(found.positions, names))
     left, right = st.columns([2, 3])
     with left:
         st.markdown(f"**How the text is tokenised** ({len(item.tokens)} tokens; each mask is one token, "
@@ -136,7 +136,7 @@ if not info.has_mlm_head:
     with right:
         st.markdown(f"**{literal(named)}: the {k} nearest input word embeddings after each layer**")
         table(near.table(k), key="mw_nearest_table", height=400)
-    download_csv(pd.concat([one.table(k).assign(mask=m + 1) for m, one in enumerate(nearest)]),
+    download_csv(per_mask([one.table(k) for one in nearest]),
                  "Download every mask's nearest input embeddings (CSV)", "nearest_input_embeddings.csv",
                  "mw_nearest_csv")
     st.stop()
@@ -155,15 +155,14 @@ teaching_panel(
 )
 
 st.subheader("The guesses")
-filled = " · ".join(f"mask {m + 1}: **{literal(one.top_tokens[-1, 0])}**" for m, one in enumerate(lenses))
+filled = " · ".join(f"mask {m}: **{literal(one.top_tokens[-1, 0])}**" for m, one in enumerate(lenses, start=1))
 st.markdown(f"Top guess for each mask — {filled}")
 guesses = lens.predictions(k)
 left, right = columns(2)
 chart(figures.ranking_figure(guesses["token"], guesses["probability"], None,
                              f"{named}: the {k} best guesses (last layer)"), key="mw_guesses", container=left)
 with right:
-    every_mask = pd.concat([one.predictions(k).assign(mask=m + 1, rank=range(1, k + 1))
-                            for m, one in enumerate(lenses)])
+    every_mask = every_guess(lenses, k)
     shown = every_mask.assign(probability=every_mask["probability"].map("{:.3g}".format))  # small ones stay legible
     table(shown[["mask", "rank", "token", "id", "probability"]], key="mw_guesses_table", height=400)
 download_csv(every_mask, "Download every mask's guesses (CSV)", "masked_guesses.csv", "mw_guesses_csv")
@@ -171,15 +170,13 @@ download_csv(every_mask, "Download every mask's guesses (CSV)", "masked_guesses.
 st.subheader("Layer by layer: where does the model know the word?")
 knows = lens.first_layer_at_top()
 answer = literal(lens.tracked_tokens[0])
-settles = ("only after the last layer" if knows == info.num_layers else
-           "already in the embeddings, before any attention" if knows == 0 else f"from {figures.layer_label(knows)} on")
 st.caption(f"Each row is the head applied after one layer (0 = the embeddings, before any attention); the red row is "
-           f"layer {layer}. The final answer, “{answer}”, is the top guess {settles}.")
+           f"layer {layer}. The final answer, “{answer}”, is the top guess {settles(knows, info.num_layers)}.")
 chart(figures.guess_grid_figure(lens.top_tokens[:, :k], lens.top_probs[:, :k],
                                 f"{named}: the {k} best guesses after each layer", layer), key="mw_grid")
 chart(figures.rank_curves_figure(lens.tracked(), f"{named}: rank and probability by layer"),
       key="mw_curves")
-download_csv(pd.concat([one.layer_table(k).assign(mask=m + 1) for m, one in enumerate(lenses)]),
+download_csv(per_mask([one.layer_table(k) for one in lenses]),
              "Download the lens, every mask and layer (CSV)", "logit_lens.csv", "mw_lens_csv")
-download_csv(pd.concat([one.tracked().assign(mask=m + 1) for m, one in enumerate(lenses)]),
+download_csv(per_mask([one.tracked() for one in lenses]),
              "Download the ranks by layer (CSV)", "answer_ranks.csv", "mw_ranks_csv")

@@ -5,6 +5,7 @@ import streamlit as st
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import news_topics
 from bertviz_core.lengths import cut_note
+from bertviz_core.page_views import layer_numbers, pooling_default_layers
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.pooling_grid import (
     Cell,
@@ -66,7 +67,7 @@ c1, c2 = st.columns(2)
 pick = c1.selectbox("Cell to reproduce in a notebook, draw large and download: strategy", available, key="sp_cell",
                     bind="query-params")
 pick_layer = POOLINGS[pick].layer_of(
-    c2.selectbox("… at layer", list(range(num_layers + 1)), index=num_layers, format_func=figures.layer_label,
+    c2.selectbox("… at layer", layer_numbers(num_layers), index=num_layers, format_func=figures.layer_label,
                  key="sp_cell_layer", bind="query-params", disabled=not POOLINGS[pick].per_layer,
                  help=None if POOLINGS[pick].per_layer else f"{pick} gives one vector per text, whatever the layer."))
 picked = Cell(pick, pick_layer)
@@ -92,8 +93,7 @@ def grid_view(key: tuple[str, str], texts: tuple[str, ...], corpus_id: str, labe
     strategies = c1.multiselect("Pooling strategies", available, available[:2] if presenting() else available,
                                 key="sp_strats", bind="query-params",
                                 format_func=strategy_label)
-    layers = c2.multiselect("Layers (0 = embeddings)", list(range(num_layers + 1)),
-                            sorted({0, num_layers // 2, max(0, num_layers - 1), num_layers}),
+    layers = c2.multiselect("Layers (0 = embeddings)", layer_numbers(num_layers), pooling_default_layers(num_layers),
                             key="sp_layers", bind="query-params", format_func=figures.layer_label)
     if not strategies or not layers:
         st.info("Choose at least one pooling strategy and one layer.")

@@ -6,14 +6,8 @@ from bertviz_core.corpora import TUTORIAL, reference_corpus
 from bertviz_core.corpora.tutorial import query_token
 from bertviz_core.figures import layer_label
 from bertviz_core.lengths import cut_note
-from bertviz_core.neighbours import (
-    MIN_CONTEXTS,
-    in_context,
-    nearest_sentences,
-    nearest_tokens,
-    own_sentences,
-    word_contextuality,
-)
+from bertviz_core.neighbours import MIN_CONTEXTS, MIN_TEXTS, own_sentences, word_contextuality
+from bertviz_core.page_views import fewer_tokens_note, neighbours_listed, rounded
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.similarity import METRICS
 from bertviz_core.token_index import index_rows
@@ -25,7 +19,6 @@ from ui import (
     cut_warning,
     download_csv,
     embed_corpus,
-    encode_texts,
     encoder,
     ensure_app_navigation,
     int_slider,
@@ -34,9 +27,11 @@ from ui import (
     model_key,
     neighbour_summary,
     or_stop,
+    sentence_neighbours,
     table,
     teaching_panel,
     token_index,
+    token_neighbours,
     with_progress,
 )
 from ui_pickers import choose
@@ -54,7 +49,7 @@ st.title("🔭 Similar contexts")
 source = st.radio("Corpus", [BUILT_IN, UPLOAD], horizontal=True, key="sc_source", bind="query-params")
 texts, corpus_code = reference_corpus(), recipes.BUILT_IN_CORPUS
 if source == UPLOAD:
-    uploaded = uploaded_corpus("sc_upload", "similar_contexts", with_labels=False, min_texts=2,
+    uploaded = uploaded_corpus("sc_upload", "similar_contexts", with_labels=False, min_texts=MIN_TEXTS,
                                why=" (other contexts, and the random-pair baseline, need two sentences or more)")
     if uploaded is None:
         st.stop()  # no corpus results until a file can be used
@@ -90,13 +85,12 @@ word = words.loc[words["position"] == token, "word"].iloc[0]
 panel = st.container()  # filled once the sentence search's pickers below are read
 index = with_progress("Indexing the corpus, every token at every layer",
                       lambda progress: token_index(model_key(), corpus_id, texts, progress))
-query = encode_texts(model_key(), (sentence,))[0]
-own = own_sentences(texts, sentence)
-if own:
+if own_sentences(texts, sentence):
     st.caption("Your sentence is also in the corpus; that copy is left out of every list below, where it would "
                "only find itself.")
-if k > len(index.tokens):
-    st.warning(f"The corpus has {len(index.tokens):,} tokens, fewer than k = {k}: all of them are listed.")
+fewer = fewer_tokens_note(k, len(index.tokens))
+if fewer:
+    st.warning(fewer)
 summary = neighbour_summary(model_key(), corpus_id, sentence, token, k, metric, word, index)
 
 st.subheader(f"Where else the model puts “{literal(query_input.tokens[token])}”, token {token}")
@@ -104,18 +98,17 @@ st.caption(f"{len(index.tokens):,} tokens of {len(texts):,} sentences, {metric} 
            f"({METRICS[metric].note}); the token is between « ». The downloads hold the whole sentences.")
 for column, layer, side in zip(st.columns(2), (left_layer, right_layer), ("left", "right")):
     with column:
-        found = nearest_tokens(index, query.hidden_states[layer, token], layer, k, metric, own)
+        shown = token_neighbours(model_key(), corpus_id, sentence, token, layer, k, metric, index)
         share = summary.loc[summary["layer"] == layer, "same word"].iloc[0]
         st.markdown(f"**{layer_label(layer).capitalize()}**: {share:.0%} are “{literal(word)}”")
-        shown = in_context(found, index.texts)
         table(shown[["rank", "score", "context"]], key=f"sc_near_{side}", height=420)
         download_csv(shown, "Download (CSV)", f"neighbours_layer{layer}.csv", f"sc_near_{side}_csv")
 
 st.subheader("The same word, or a similar context? Layer by layer")
-st.caption(f"At every layer: the share of the {min(k, len(index.tokens))} nearest corpus tokens that belong to "
-           f"“{literal(word)}” itself, and the words most common among them. BERT-base's upper layers are much less "
-           "self-similar (Ethayarajh 2019), so context can take over from identity there; where the share stays "
-           "high, context still decides which occurrences come nearest (compare the two lists above).")
+st.caption(f"At every layer: the share of the {neighbours_listed(k, len(index.tokens))} nearest corpus tokens that "
+           f"belong to “{literal(word)}” itself, and the words most common among them. BERT-base's upper layers are "
+           "much less self-similar (Ethayarajh 2019), so context can take over from identity there; where the share "
+           "stays high, context still decides which occurrences come nearest (compare the two lists above).")
 left, right = columns([3, 2])
 chart(figures.layer_share_figure(summary, f"Share of neighbours that are “{word}”, by layer"), key="sc_share",
       container=left)
@@ -132,9 +125,8 @@ strategy = s1.selectbox("Sentence vector", strategies, index=strategies.index("m
 sentence_layer = int_slider("Layer (sentences)", 0, num_layers, num_layers, key="sc_sentence_layer", container=s2,
                             bind="query-params", disabled=not POOLINGS[strategy].per_layer)
 pooled = with_progress("Pooling the corpus' sentences", lambda progress: embed_corpus(model_key(), texts, progress))
-near = nearest_sentences(pooled, embed_corpus(model_key(), (sentence,)), strategy,
-                         POOLINGS[strategy].layer_of(sentence_layer), k, metric, own)
-near = near.assign(text=[index.texts[s] for s in near["sentence"]])
+near = sentence_neighbours(model_key(), corpus_id, sentence, strategy, POOLINGS[strategy].layer_of(sentence_layer), k,
+                           metric, pooled, texts)
 with panel:
     teaching_panel(
         "Every token of the corpus is kept at every layer; the lists are the corpus tokens whose vectors lie nearest "
@@ -170,5 +162,5 @@ shown_columns = [c for c in measures.columns if c != "layer" and (c.endswith("ad
                  and (kind == "raw" or "baseline" not in c)]
 chart(figures.measures_figure(measures, shown_columns, f"Contextuality by layer ({kind})", "mean cosine"),
       key="sc_context")
-table(measures.round(3), key="sc_context_table")
+table(rounded(measures), key="sc_context_table")
 download_csv(measures, "Download the measures (CSV)", "contextuality.csv", "sc_context_csv")

@@ -6,13 +6,20 @@ import streamlit as st
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import news_topics, sentence_pairs
 from bertviz_core.lengths import cut_note
+from bertviz_core.page_views import (
+    DEFAULT_PAIR_CORRECTION,
+    default_cell,
+    folds_note,
+    grid_panels,
+    layer_numbers,
+    map_title,
+)
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.pooling_grid import Cell, check_labels, grid_cells, silhouette_grid
 from bertviz_core.projection import PROJECTIONS, TRUST_NEIGHBOURS
 from bertviz_core.similarity import CORRECTIONS
 from bertviz_core.task_measures import (
     DEFAULT_STRATEGIES,
-    PROBE_FOLDS,
     PROBE_PROTOCOL,
     agreement,
     check_pairs,
@@ -35,6 +42,7 @@ from ui import (
     parse_pairs,
     pooling_cell,
     probe_cell,
+    progress_over,
     scatter_grid,
     score_grid_view,
     teaching_panel,
@@ -62,7 +70,7 @@ st.caption("Practitioners ask which layer and which vector to use; the honest an
 c1, c2 = st.columns(2)
 chosen = c1.multiselect("Pooling strategies", strategies, [s for s in DEFAULT_STRATEGIES if s in strategies],
                         key="tm_strats", bind="query-params")
-layers = c2.multiselect("Layers", list(range(num_layers + 1)), list(range(num_layers + 1)), key="tm_layers",
+layers = c2.multiselect("Layers", layer_numbers(num_layers), layer_numbers(num_layers), key="tm_layers",
                         bind="query-params", format_func=figures.layer_label)
 if not chosen or not layers:
     st.info("Choose at least one pooling strategy and one layer.")
@@ -86,9 +94,8 @@ probe_tab, pairs_tab, maps_tab = st.tabs(TABS, key="tm_tab", bind="query-params"
 def pick_cell(prefix: str) -> Cell:
     """A cell picker (strategy, layer) for the teaching code and downloads, among the chosen cells."""
     names = [f"{cell.strategy} · {figures.layer_label(cell.layer)}" for cell in cells]
-    default = f"mean · {figures.layer_label(max(layers))}"
-    return cells[names.index(st.selectbox("Cell for the code panel", names, index=names.index(default)
-                                          if default in names else 0, key=f"{prefix}_cell", bind="query-params"))]
+    return cells[names.index(st.selectbox("Cell for the code panel", names, index=default_cell(names, layers),
+                                          key=f"{prefix}_cell", bind="query-params"))]
 
 
 with probe_tab:
@@ -107,12 +114,8 @@ with probe_tab:
         panel = st.container()  # filled once the cells are probed: it states the folds they used
         measure = st.radio("Probe score", ["accuracy", "macro-F1"], horizontal=True, key="tm_probe_score",
                            bind="query-params")
-        bar = st.progress(0.0, text="Probing")
-        probed = {}
-        for i, cell in enumerate(cells):
-            probed[cell] = probe_cell(key, corpus_id, labels_id, cell, pooled, labels, plan)
-            bar.progress((i + 1) / len(cells), text=f"Probing: {i + 1} of {len(cells)} cells")
-        bar.empty()
+        probed = {cell: probe_cell(key, corpus_id, labels_id, cell, pooled, labels, plan)
+                  for cell in progress_over(cells, "Probing", lambda done, total: f"Probing: {done} of {total} cells")}
         folds = probed[picked].folds
         with panel:
             teaching_panel(
@@ -124,7 +127,7 @@ with probe_tab:
             )
             st.caption(f"Protocol: {PROBE_PROTOCOL}. A best is named only when it leads every other cell over the same "
                        "folds (95 % t interval); otherwise no clear best."
-                       + (f" **This corpus: {folds} folds**, as the note above says." if folds != PROBE_FOLDS else ""))
+                       + folds_note(folds))
         check = check_labels(labels)
         probe_scores = probe_grid(cells, probed, labels, plan, measure)
         silhouettes = silhouette_grid(cells, lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled,
@@ -167,8 +170,9 @@ with pairs_tab:
                               lambda progress: embed_corpus(key, tuple(pairs["sentence1"]), progress))
         second = with_progress("Encoding the second sentences",
                                lambda progress: embed_corpus(key, tuple(pairs["sentence2"]), progress))
-        correction = st.radio("Beside raw cosines", [c for c in CORRECTIONS if c != "none"], index=1, horizontal=True,
-                              key="tm_correction", bind="query-params")
+        corrections = [c for c in CORRECTIONS if c != "none"]
+        correction = st.radio("Beside raw cosines", corrections, index=corrections.index(DEFAULT_PAIR_CORRECTION),
+                              horizontal=True, key="tm_correction", bind="query-params")
         picked = pick_cell("tm_pairs")
         teaching_panel(
             "Each pair's cosine against its gold similarity, as STS benchmarks score sentence embeddings: Spearman's "
@@ -209,15 +213,10 @@ with maps_tab:
             "Read clusters on a map with a low score as the map's, not the model's.",
             recipes.projection_map(info, corpus_code, POOLINGS[picked.strategy].code, picked.layer, projection),
         )
-        rows = grid_cells(chosen, layers, num_layers)
-        panels, done, total = [], 0, sum(map(len, rows))
-        bar = st.progress(0.0, text=f"{projection}: 0 of {total} maps")
-        for r, row in enumerate(rows, start=1):
-            for c, cell in enumerate(row, start=1):
-                coords, trust = or_stop(lambda: map_cell(key, corpus_id, cell, projection, pooled), icon="🗺️")
-                faith = "all identical" if trust != trust else f"trust {trust:.2f}"  # NaN: nothing to map
-                panels.append(figures.Panel(r, c, f"{figures.layer_label(cell.layer)}\n{faith}", coords, cell.strategy))
-                done += 1
-                bar.progress(done / total, text=f"{projection}: {done} of {total} maps")
-        bar.empty()
-        scatter_grid(panels, max(map(len, rows)), labels, texts, "tm_maps", "Download every map (CSV)", "maps.csv")
+        positions, width = grid_panels(grid_cells(chosen, layers, num_layers))
+        panels = []
+        for r, c, cell in progress_over(positions, f"{projection}: 0 of {len(positions)} maps",
+                                        lambda done, total: f"{projection}: {done} of {total} maps"):
+            coords, trust = or_stop(lambda: map_cell(key, corpus_id, cell, projection, pooled), icon="🗺️")
+            panels.append(figures.Panel(r, c, map_title(cell.layer, trust), coords, cell.strategy))
+        scatter_grid(panels, width, labels, texts, "tm_maps", "Download every map (CSV)", "maps.csv")

@@ -7,6 +7,7 @@ import streamlit as st
 from bertviz_core import recipes
 from bertviz_core.corpora import TUTORIAL
 from bertviz_core.lengths import cut_note
+from bertviz_core.page_views import VOCAB_SHOWN, default_padding, token_counts, vocab_rows, vocab_window
 from bertviz_core.tokens import annotate_tokens, highlight_html, token_scheme, unknown_characters
 from bertviz_core.vocab import kind_counts, search_vocabulary
 from ui import (
@@ -24,15 +25,13 @@ from ui import (
 
 ensure_app_navigation()
 
-MAX_CHARS = 50_000
-
 loaded = encoder()
 info = loaded.info
 st.title("🧩 Tokenization")
 
-text = st.text_area("Text", TUTORIAL, key="tok_text", bind="query-params", max_chars=MAX_CHARS, height=90)
+text = st.text_area("Text", TUTORIAL, key="tok_text", bind="query-params", max_chars=50_000, height=90)
 pair = st.text_input("Optional second sentence (makes a sentence pair)", "", key="tok_pair", bind="query-params",
-                     max_chars=MAX_CHARS)
+                     max_chars=50_000)
 pair = pair or None
 
 unpadded = tokenize_text(model_key(), text, pair, None)
@@ -42,9 +41,8 @@ pad = left.toggle("Pad to a fixed length T", key="tok_pad", bind="query-params",
                   help="Batches need equal lengths: shorter inputs get [PAD] tokens with attention mask 0.")
 pad_to = None
 if pad:
-    default_t = min(max(n_tokens, 32), info.max_length)
     pad_to = int(right.number_input(f"T (from {n_tokens} to {info.max_length})", n_tokens, info.max_length,
-                                    default_t, key="tok_T", bind="query-params"))
+                                    default_padding(n_tokens, info.max_length), key="tok_T", bind="query-params"))
 scheme = token_scheme(loaded.tokenizer)
 tokens = annotate_tokens(tokenize_text(model_key(), text, pair, pad_to), text, pair, scheme.continuation)
 
@@ -55,13 +53,13 @@ teaching_panel(
     recipes.tokenization(info, text, pair, pad_to),
 )
 
-words = tokens["word_index"].dropna().nunique()
+words, continuations = token_counts(tokens, scheme.continuation)
 unknown = unknown_characters(tokens, loaded.tokenizer.unk_token, text, pair)
 dropped = tokens.attrs.get("dropped", 0)
 cols = st.columns(5)
 cols[0].metric("Tokens", n_tokens)
 cols[1].metric("Words", words)
-cols[2].metric(scheme.pieces, int((tokens["piece"] == scheme.continuation).sum()))
+cols[2].metric(scheme.pieces, continuations)
 cols[3].metric("[UNK]", len(unknown))
 cols[4].metric("Dropped by truncation", dropped)
 
@@ -109,9 +107,9 @@ with tab_vocab:
                    "[unused] slots kept free for fine-tuning, and the special tokens.")
         table(counts.rename("entries").to_frame().T, key="voc_counts")
         c1, c2, c3 = st.columns([1, 1, 2])
-        start = int(c1.number_input("First ID", 0, len(vocab) - 1, min(5000, len(vocab) - 1), key="voc_start",
-                                    bind="query-params"))
-        count = int(c2.number_input("How many", 1, 500, 21, key="voc_n", bind="query-params"))
+        last_id, first_shown = vocab_window(len(vocab))
+        start = int(c1.number_input("First ID", 0, last_id, first_shown, key="voc_start", bind="query-params"))
+        count = int(c2.number_input("How many", 1, VOCAB_SHOWN, 21, key="voc_n", bind="query-params"))
         query = c3.text_input("Search tokens (substring)", "", key="voc_q", bind="query-params",
                               placeholder="e.g. bank, or ^##ing$ with regex on")
         regex = c3.toggle("Regular expression", key="voc_re", bind="query-params")
@@ -121,7 +119,7 @@ with tab_vocab:
             except ValueError as err:
                 st.error(literal(str(err)))
                 hits = vocab.iloc[0:0]
-            st.caption(f"{len(hits):,} entries match; showing up to 500.")
-            table(hits.head(500), key="voc_hits")
+            st.caption(f"{len(hits):,} entries match; showing up to {VOCAB_SHOWN}.")
+            table(hits.head(VOCAB_SHOWN), key="voc_hits")
         else:
-            table(vocab.iloc[start:start + count], key="voc_slice")
+            table(vocab_rows(vocab, start, count), key="voc_slice")

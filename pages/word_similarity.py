@@ -7,6 +7,7 @@ from bertviz_core.corpora import TUTORIAL, known_senses, word_presets
 from bertviz_core.corpora.tutorial import TUTORIAL_STRATEGY, tutorial_comparison
 from bertviz_core.lengths import cut_note
 from bertviz_core.models import BUNDLED_MODEL_NOTE
+from bertviz_core.page_views import default_word_strategy, missing_occurrences, read_lines, tutorial_table
 from bertviz_core.similarity import (
     METRICS,
     UNKNOWN_SENSE,
@@ -62,17 +63,17 @@ word_input = c1.text_input("Word", preset.word if preset else "", key="ws_word",
                            on_change=texts_edited)
 subword = c2.selectbox("Merge a word's pieces by", list(SUBWORD_RULES), key="ws_sub", bind="query-params")
 
-texts = tuple(line.strip() for line in raw.splitlines() if line.strip())
+texts = read_lines(raw).texts
 if not texts:
     st.info("Enter a few sentences above, one per line, that use the same word in different senses.")
     st.stop()
 word = or_stop(lambda: check_word(word_input))
 
 found = word_occurrences(model_key(), texts, word, subword)
-if len(found) < 2:
-    searched = "; ".join(f"“{t[:60]}{'…' if len(t) > 60 else ''}”" for t in texts)
+missing = missing_occurrences(texts, len(found))
+if missing:
+    times, searched = missing
     hint = ", ".join(suggest_words(texts, word))
-    times = {0: "does not occur", 1: "occurs once"}[len(found)]
     st.warning(f"“{literal(word)}” {times} as a whole word in the {len(texts)} text(s) searched, "
                f"{literal(searched)}; at least two occurrences are needed. Words that are present: {literal(hint)}.",
                icon="🔍")
@@ -94,7 +95,8 @@ def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors, na
     ``vectors`` (n occurrences, layers+1, hidden) are the word's vectors, pieces merged by ``subword``.
     """
     c1, c2 = st.columns(2)
-    strategy_name = c1.selectbox("Word vector", list(strategies), index=2, key="ws_strategy", bind="query-params")
+    strategy_name = c1.selectbox("Word vector", list(strategies), index=default_word_strategy(list(strategies)),
+                                 key="ws_strategy", bind="query-params")
     metric = c2.selectbox("Metric", list(METRICS), key="ws_metric", bind="query-params")
     strategy = strategies[strategy_name]
     teaching_panel(
@@ -123,10 +125,7 @@ if TUTORIAL in texts and TUTORIAL_STRATEGY in strategies:  # a model of fewer th
         st.caption(f"The tutorial used bert-base-uncased (12 layers, 768 wide) and the sum of its last four layers. "
                    f"These are the loaded model's numbers ({literal(info.name)}, sum of its last four layers, "
                    "pieces merged by mean). Different models give different numbers; the ordering is what to compare.")
-        shown = pd.DataFrame(rows).assign(  # one type per column: a text column, not numbers mixed with a note
-            tutorial=lambda f: [f"{v:.2f}" if pd.notna(v) else "not reported" for v in f["tutorial"]])
-        table(shown.rename(columns={
-            "tutorial": "tutorial (bert-base-uncased)", "this_model": f"this model ({info.name})"}), key="ws_tutorial")
+        table(tutorial_table(rows, info.name), key="ws_tutorial")
         if info.kind == "bundled":
             st.caption(BUNDLED_MODEL_NOTE)
 

@@ -1,5 +1,6 @@
 """The shape every page follows, checked from the source: the core never imports streamlit and has no
-import cycle; pages do no numeric work and cache nothing; the page registry lists exactly the page files."""
+import cycle; pages do no numeric work, decide no number and cache nothing; the page registry lists exactly the
+page files."""
 from __future__ import annotations
 
 import ast
@@ -74,6 +75,145 @@ def test_pages_do_no_numeric_work_and_cache_nothing(path: Path) -> None:
     source = path.read_text(encoding="utf-8")
     for pattern in ("cache_data", "cache_resource", r"np\.", "numpy", "import torch", "sklearn"):
         assert not re.search(pattern, source), f"{path.name} uses {pattern}: that belongs in bertviz_core or ui/"
+
+
+# ---- pages decide nothing numeric (issue #28) ----------------------------------------------------------------
+# A number a page computes or judges (a default, a count, a threshold, a NaN test, a verdict's wording) belongs
+# in bertviz_core (page_views, or the concept's module) or, for presentation, in the ui layer.
+
+ARITHMETIC = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+              ast.Pow: "**"}
+ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+# Calls that compute or judge numbers: extremes, sums, rounding, counting, NaN tests (functions or pandas methods).
+NUMERIC_CALLS = {"min", "max", "round", "abs", "sum", "divmod", "pow", "isna", "notna", "isnull", "notnull", "isnan",
+                 "isfinite", "mean", "median", "std", "var", "quantile", "nunique", "value_counts", "idxmax",
+                 "idxmin", "argmax", "argmin", "nlargest", "nsmallest", "cumsum", "clip", "rank"}
+TEXT_CALLS = {"str", "repr", "format", "join", "tuple", "list", "literal", "capitalize", "lower", "upper", "strip"}
+# The allowlist, by kind of place, never by line. A number literal may stand only
+LAYOUT_CALLS = {"columns", "tabs"}  # in a layout call: st.columns([2, 1]), ui_present.columns(2) share a row
+LAYOUT_KEYWORDS = {"height", "width", "panel_px", "max_chars", "start"}  # as a size, an input's limit, or enumerate's
+# first number; as a widget's own range, step or start (its positional arguments): what a visitor may set, in the
+# URL, the page deciding nothing from it;
+WIDGETS = {"slider", "int_slider", "number_input", "choose"}
+SMALL = {0, 1}  # or as 0 or 1 ("none", "first", "one"), except as a default's index= (a registry position);
+# and in a subscript or slice: which items are laid out (t[:50] is still caught by its len(t) > 50).
+
+
+def is_number(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float, complex)
+
+
+def call_name(node: ast.Call) -> str:
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def is_text(node: ast.AST) -> bool:
+    """Whether an operand is plainly text or a sequence, so that + joins and % formats: no arithmetic."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (str, bytes))
+    if isinstance(node, (ast.JoinedStr, ast.List, ast.Tuple, ast.ListComp)):
+        return True
+    if isinstance(node, ast.IfExp):
+        return is_text(node.body) or is_text(node.orelse)
+    if isinstance(node, ast.BinOp):
+        return is_text(node.left) or is_text(node.right)
+    if isinstance(node, ast.BoolOp):
+        return any(is_text(value) for value in node.values)
+    return isinstance(node, ast.Call) and call_name(node) in TEXT_CALLS
+
+
+def allowed_number(node: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether a number literal stands where the allowlist's kinds allow it (see above)."""
+    child, parent = node, parents.get(node)
+    while parent is not None:
+        if isinstance(parent, ast.keyword) and parent.arg in LAYOUT_KEYWORDS:
+            return True
+        if isinstance(parent, ast.keyword) and parent.arg == "index":
+            return node.value == 0
+        if isinstance(parent, ast.Subscript) and child is parent.slice:
+            return True
+        if isinstance(parent, ast.Call) and (call_name(parent) in LAYOUT_CALLS
+                                             or call_name(parent) in WIDGETS and child in parent.args):
+            return True
+        if isinstance(parent, (ast.stmt, ast.Call, ast.BinOp, ast.Compare)):
+            break
+        child, parent = parent, parents.get(parent)
+    return node.value in SMALL
+
+
+def numeric_decisions(source: str) -> list[str]:
+    """Every place in a page's source that computes or judges a number, as "line N: what"."""
+    tree = ast.parse(source)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    found = []
+    for node in ast.walk(tree):
+        where = f"line {getattr(node, 'lineno', 0)}"
+        if isinstance(node, ast.BinOp) and type(node.op) in ARITHMETIC:
+            if not (is_text(node.left) or isinstance(node.op, ast.Add) and is_text(node.right)):
+                found.append(f"{where}: arithmetic {ast.unparse(node)}")
+        elif isinstance(node, ast.AugAssign):
+            found.append(f"{where}: arithmetic {ast.unparse(node)}")
+        elif isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            for op, a, b in zip(node.ops, operands, operands[1:]):
+                if isinstance(op, ORDER):
+                    found.append(f"{where}: order comparison {ast.unparse(node)}")
+                elif isinstance(op, (ast.Eq, ast.NotEq)) and ast.dump(a) == ast.dump(b):
+                    found.append(f"{where}: NaN rule {ast.unparse(node)}")
+                elif isinstance(op, (ast.Eq, ast.NotEq)) and (is_number(a) or is_number(b)):
+                    found.append(f"{where}: compares with a number {ast.unparse(node)}")
+        elif isinstance(node, ast.Call) and (call_name(node) in NUMERIC_CALLS or call_name(node) == "sorted"
+                                             and any(k.arg == "key" for k in node.keywords)):
+            found.append(f"{where}: numeric call {ast.unparse(node)}")
+        elif is_number(node) and not allowed_number(node, parents):
+            found.append(f"{where}: the number {node.value!r}")
+    return sorted(set(found), key=lambda hit: int(hit.split()[1].rstrip(":")))
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "pages").glob("*.py")), ids=lambda p: p.name)
+def test_pages_decide_nothing_numeric(path: Path) -> None:
+    found = numeric_decisions(path.read_text(encoding="utf-8"))
+    assert not found, (f"{path.name} decides numbers; move each into bertviz_core (page_views or the concept's "
+                       "module) or, for presentation, the ui layer:\n" + "\n".join(found))
+
+
+def test_the_numeric_check_sees_decisions_and_lets_layout_through() -> None:
+    caught = """
+if score > 0.5: pass
+share = done / total
+done += 1
+faith = "none" if trust != trust else "some"
+layers = sorted({0, n // 2, max(0, n - 1), n})
+words = tokens["word_index"].dropna().nunique()
+pick = st.radio("Correction", names, index=2)
+text = t[:50] + ("…" if len(t) > 50 else "")
+"""
+    hits = numeric_decisions(caught)
+    assert {int(hit.split()[1].rstrip(":")) for hit in hits} == set(range(2, 10)), hits  # every line is caught
+    assert "line 5: NaN rule trust != trust" in hits and "line 8: the number 2" in hits
+    layout = """
+left, right = st.columns([2, 1])
+table(frame, key="t", height=420)
+k = c3.slider("Neighbours (k)", 1, 50, 10, key="k")
+name = f"{number}: {text}" + (" (one vector)" if single else "") + "%s" % word
+label = "%d items" % count
+first = texts[:2]
+for m, one in enumerate(lenses, start=1): pass
+"""
+    assert numeric_decisions(layout) == []
+
+
+# Core calls that search or fit: from a page they go through ui's cached wrappers, not again on every rerun.
+UNCACHED_WORK = {"compare", "nearest_tokens", "nearest_sentences"}
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "pages").glob("*.py")), ids=lambda p: p.name)
+def test_pages_call_searches_and_fits_through_the_ui_cache(path: Path) -> None:
+    imported = {alias.name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("bertviz_core")
+                for alias in node.names}
+    assert not imported & UNCACHED_WORK, f"{path.name} calls {imported & UNCACHED_WORK} itself: use ui's wrapper"
 
 
 def test_the_page_registry_lists_exactly_the_page_files() -> None:

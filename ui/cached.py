@@ -16,9 +16,10 @@ from bertviz_core.store import digest as corpus_digest
 from bertviz_core.word_vectors import Occurrence, occurrences
 
 from ui.picker import get_encoder
-from ui.results import encode_texts
+from ui.results import embed_corpus, encode_texts
 
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
+    from bertviz_core.comparison import Comparison
     from bertviz_core.encoding import Encoding
     from bertviz_core.masked import MaskLens, Masks
     from bertviz_core.neighbours import Contextuality
@@ -144,3 +145,38 @@ def correlation_scores(key: tuple[str, str], pairs_id: str, correction: str, cel
     from bertviz_core.task_measures import correlation_grid
 
     return correlation_grid(cells, _first, _second, _gold, correction, _reference_rows)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def compared(key: tuple[str, str], texts_id: str, strategy: str, layer: int | None, metric: str, correction: str,
+             axes: int | None, _sentences: np.ndarray, _reference: np.ndarray) -> Comparison:
+    """Cached ``comparison.compare`` of the texts ``texts_id`` pooled by ``strategy`` at ``layer`` (the
+    reference corpus is fixed, so the model and those settings name it): fits the correction once per setting."""
+    from bertviz_core.comparison import compare
+
+    return compare(_sentences, _reference, metric, correction, axes)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def token_neighbours(key: tuple[str, str], corpus_id: str, sentence: str, token: int, layer: int, k: int,
+                     metric: str, _index: TokenIndex) -> pd.DataFrame:
+    """Cached ``neighbours.nearest_tokens`` of one token of ``sentence`` at ``layer``, in context
+    (``neighbours.in_context``), over the corpus ``corpus_id`` with the sentence itself left out of it."""
+    from bertviz_core.neighbours import in_context, nearest_tokens, own_sentences
+
+    vector = encode_texts(key, (sentence,))[0].hidden_states[layer, token]  # (hidden,)
+    found = nearest_tokens(_index, vector, layer, k, metric, own_sentences(_index.texts, sentence))
+    return in_context(found, _index.texts)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def sentence_neighbours(key: tuple[str, str], corpus_id: str, sentence: str, strategy: str, layer: int | None,
+                        k: int, metric: str, _pooled: dict[str, np.ndarray],
+                        _texts: tuple[str, ...]) -> pd.DataFrame:
+    """Cached ``neighbours.nearest_sentences`` of ``sentence`` over the corpus ``corpus_id`` (``_texts``,
+    pooled as ``_pooled``), the sentence itself left out, with each neighbour's text."""
+    from bertviz_core.neighbours import nearest_sentences, own_sentences
+
+    near = nearest_sentences(_pooled, embed_corpus(key, (sentence,)), strategy, layer, k, metric,
+                             own_sentences(_texts, sentence))
+    return near.assign(text=[_texts[s] for s in near["sentence"]])

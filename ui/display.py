@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -208,3 +208,13 @@ def download_csv(frame: pd.DataFrame, label: str, file_name: str, key: str) -> N
         return
     st.download_button(label, lambda: frame.to_csv(index=False).encode("utf-8"), file_name=file_name,
                        mime="text/csv", key=key, on_click="ignore")
+
+
+def progress_over(items: Sequence[T], first: str, text: Callable[[int, int], str]) -> Iterator[T]:
+    """Each of ``items`` in turn, with a progress bar (its text ``first``, then ``text(done, total)`` after
+    each item) that is removed once the last is done."""
+    bar = st.progress(0.0, text=first)
+    for done, item in enumerate(items, start=1):
+        yield item
+        bar.progress(done / len(items), text=text(done, len(items)))
+    bar.empty()

@@ -19,6 +19,14 @@ CASES = {**MODEL, **MEASURES, **GRIDS}
 EXEMPT: dict[str, str] = {
     **{f"tokenizing.{name}": "batches the ModelInputs the Encoder made itself (Encoder.inputs checks the texts)"
        for name in ("batches", "padded")},
+    **{f"page_views.{name}": "shapes what a page already holds (a widget's value, a model's counts, a checked core "
+                             "result) into a default, label or sentence; tests/core/test_page_views.py pins each"
+       for name in ("state_count", "layer_numbers", "head_numbers", "clip", "read_lines", "head_view",
+                    "model_view_note", "compare_default_layer", "sentence_labels", "tokens_preview", "mask_names",
+                    "miswritten_note", "settles", "per_mask", "every_guess", "pooling_default_layers", "default_cell",
+                    "folds_note", "map_title", "grid_panels", "neighbours_listed", "fewer_tokens_note", "rounded",
+                    "default_padding", "token_counts", "vocab_window", "vocab_rows", "default_word_strategy",
+                    "missing_occurrences", "tutorial_table")},
     "tokens.pair_layout": "reads the ModelInput Encoder.inputs made of the pair (\"A\", \"B\")",
     "tokens.token_frame": "lays out the ModelInput Encoder.tokenize made, after checking the text and pad_to",
     "encoder.library_versions": "takes no argument: it reads the installed libraries' versions",
