@@ -3,7 +3,6 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
-from bertviz_core.corpora import news_topics
 from bertviz_core.lengths import cut_note
 from bertviz_core.page_views import layer_numbers, pooling_default_layers
 from bertviz_core.pooling import POOLINGS, supported_strategies
@@ -34,25 +33,18 @@ from ui import (
     teaching_panel,
     with_progress,
 )
-from ui_uploads import uploaded_corpus
+from ui_uploads import corpus_source
 from ui_widgets import detached, strategy_label
 
 ensure_app_navigation()
 
 info = encoder().info
 num_layers = info.num_layers
-BUILT_IN = "Built-in news topics (160 sentences, 4 topics)"
-UPLOAD = "Upload a CSV"
-
-
 st.title("🧭 Sentence pooling")
-source = st.radio("Corpus", [BUILT_IN, UPLOAD], horizontal=True, key="sp_source", bind="query-params")
-texts, labels = list(news_topics()["text"]), list(news_topics()["label"])
-if source == UPLOAD:
-    uploaded = uploaded_corpus("sp_upload", "sentence_pooling")
-    if uploaded is None:
-        st.stop()  # no corpus results until a file can be used
-    texts, labels = uploaded.texts, uploaded.labels
+corpus = corpus_source("Corpus", "sp", "sentence_pooling", "news topics")
+if corpus is None:
+    st.stop()  # no corpus results until a file can be used
+texts, labels = corpus.texts, corpus.labels
 
 available = supported_strategies(info.has_pooler)
 key, corpus_id = model_key(), corpus_digest(tuple(texts))

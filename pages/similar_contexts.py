@@ -2,7 +2,7 @@
 import streamlit as st
 
 from bertviz_core import figures, recipes
-from bertviz_core.corpora import TUTORIAL, reference_corpus
+from bertviz_core.corpora import TUTORIAL
 from bertviz_core.corpora.tutorial import query_token
 from bertviz_core.figures import layer_label
 from bertviz_core.lengths import cut_note
@@ -36,24 +36,19 @@ from ui import (
 )
 from ui_pickers import choose
 from ui_present import columns
-from ui_uploads import uploaded_corpus
+from ui_uploads import corpus_source
 
 ensure_app_navigation()
 
 info = encoder().info
 num_layers = info.num_layers
-BUILT_IN = f"Built-in sentences ({len(reference_corpus())}: news, word senses, rivers and money)"
-UPLOAD = "Upload a CSV"
-
 st.title("🔭 Similar contexts")
-source = st.radio("Corpus", [BUILT_IN, UPLOAD], horizontal=True, key="sc_source", bind="query-params")
-texts, corpus_code = reference_corpus(), recipes.BUILT_IN_CORPUS
-if source == UPLOAD:
-    uploaded = uploaded_corpus("sc_upload", "similar_contexts", with_labels=False, min_texts=MIN_TEXTS,
-                               why=" (other contexts, and the random-pair baseline, need two sentences or more)")
-    if uploaded is None:
-        st.stop()  # no corpus results until a file can be used
-    texts, corpus_code = tuple(uploaded.texts), "texts = [...]   # your CSV's text column, empty rows left out\n"
+corpus = corpus_source("Corpus", "sc", "similar_contexts", "reference sentences", with_labels=False,
+                       min_texts=MIN_TEXTS,
+                       why=" (other contexts, and the random-pair baseline, need two sentences or more)")
+if corpus is None:
+    st.stop()  # no corpus results until a file can be used
+texts, corpus_code = corpus.texts, corpus.code
 corpus_id = corpus_digest(texts)
 cut_warning(cut_note(info.max_length, corpus_lengths(model_key(), corpus_id, texts).dropped, "corpus sentence"))
 sentence = st.text_input("Your sentence", TUTORIAL, key="sc_text", bind="query-params", max_chars=5_000)

@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
-from bertviz_core.corpora import news_topics, sentence_pairs
+from bertviz_core.corpora import sentence_pairs
 from bertviz_core.lengths import cut_note
 from bertviz_core.page_views import (
     DEFAULT_PAIR_CORRECTION,
@@ -49,7 +49,7 @@ from ui import (
     with_progress,
 )
 from ui_present import columns
-from ui_uploads import over_budget, page_budget, refuse, show_pairs_summary, uploaded_corpus
+from ui_uploads import corpus_source, over_budget, page_budget, refuse, show_pairs_summary
 from ui_widgets import detached
 
 ensure_app_navigation()
@@ -59,7 +59,6 @@ num_layers = info.num_layers
 key = model_key()
 strategies = supported_strategies(info.has_pooler)
 TABS = ["Classification probe", "Similarity correlation", "Maps"]
-BUILT_IN = "Built-in news topics (160 sentences, 4 topics)"
 BUILT_IN_PAIRS = "Built-in pairs (40, gold 0–5)"
 UPLOAD = "Upload a CSV"
 NO_CORPUS = "{what} use the uploaded corpus: they appear once a file above can be used."
@@ -77,14 +76,10 @@ if not chosen or not layers:
     st.stop()
 cells = [cell for row in grid_cells(chosen, layers, num_layers) for cell in row]
 # One corpus for the probe and the maps, chosen above the tabs: an upload stays while the tabs change.
-source = st.radio("Labelled corpus (the probe and the maps)", [BUILT_IN, UPLOAD], horizontal=True, key="tm_source",
-                  bind="query-params")
-corpus = news_topics()
-texts, labels, corpus_code = list(corpus["text"]), list(corpus["label"]), recipes.NEWS_TOPICS_CODE
-if source == UPLOAD:  # until a file can be used, the probe and the maps show nothing (the pairs do not use it)
-    uploaded = uploaded_corpus("tm_upload", "task_measures")
-    texts, labels = (uploaded.texts, uploaded.labels) if uploaded is not None else (None, None)
-    corpus_code = recipes.UPLOADED_CODE
+corpus = corpus_source("Labelled corpus (the probe and the maps)", "tm", "task_measures", "news topics")
+# Until a file can be used, the probe and the maps show nothing (the pairs do not use it).
+texts, labels, corpus_code = (None, None, recipes.UPLOADED_CODE) if corpus is None else (
+    corpus.texts, corpus.labels, corpus.code)
 if texts is not None:
     cut_warning(cut_note(info.max_length, corpus_lengths(key, corpus_digest(tuple(texts)), tuple(texts)).dropped))
 probe_tab, pairs_tab, maps_tab = st.tabs(TABS, key="tm_tab", bind="query-params", on_change="rerun")

@@ -49,7 +49,17 @@ def test_an_upload_names_what_it_holds_in_its_teaching_code() -> None:
 def test_every_page_that_takes_a_corpus_offers_every_source(entry) -> None:  # noqa: ANN001 - a PageEntry
     from conftest import open_page
 
-    at = open_page(entry.url_path)
+    at = open_page(entry.file)
     radios = [radio for radio in at.radio if radio.key and radio.key.endswith("_source")]
     assert radios, f"{entry.title} shows no corpus-source picker"
     assert list(radios[0].options) == list(source_labels(entry.built_in_corpus).values())
+
+
+def test_a_page_that_picks_a_corpus_source_declares_its_built_in_corpus_in_the_registry() -> None:
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for entry in PAGES:
+        called = re.findall(r'corpus_source\([^,]+, "\w+", "\w+", "([^"]+)"', (root / entry.file).read_text("utf-8"))
+        assert called == ([entry.built_in_corpus] if entry.built_in_corpus else []), entry.file
