@@ -223,3 +223,20 @@ def test_the_page_registry_lists_exactly_the_page_files() -> None:
     assert PAGES[0].url_path == "" and page("tokenization").file == "pages/tokenization.py"
     with pytest.raises(ValueError, match="tokenization"):
         page("no_such_page")
+
+
+UI_FILES = sorted((ROOT / "ui").glob("*.py")) + sorted(ROOT.glob("ui_*.py"))
+UI_MAX_LINES = 250  # a ui module one reads in one sitting
+
+
+def test_every_ui_module_reads_in_one_sitting() -> None:
+    lengths = {path.name: len(path.read_text(encoding="utf-8").splitlines()) for path in UI_FILES}
+    assert len(lengths) > 8 and "results.py" in lengths  # the ui package and the ui_*.py modules are both seen
+    assert not {name: n for name, n in lengths.items() if n > UI_MAX_LINES}, lengths
+
+
+def test_no_ui_module_imports_a_module_that_imports_it_back() -> None:
+    files = {module_name(path): path for path in UI_FILES}
+    graph = {name: imports_of(path, set(files)) - {name} for name, path in files.items()}
+    assert "ui.results" in graph["ui.cached"] and "ui" in graph["ui_warm"]  # the parser sees imports
+    assert not cycles(graph)
