@@ -168,7 +168,12 @@ def fairness(url: str, top: int, rows: int) -> tuple[list[tuple[str, float]], li
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as pw:
         csv = Path(folder) / "corpus.csv"
         pd.DataFrame({"text": texts}).to_csv(csv, index=False)
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        # The uploader's browser stands for another visitor's machine: at the lowest priority here, so that
+        # drawing its progress bar does not take the two cores from the server being measured.
+        niced = Path(folder) / "chromium"
+        niced.write_text(f'#!/bin/sh\nexec nice -n 19 "{CHROMIUM}" "$@"\n')
+        niced.chmod(0o755)
+        browser = pw.chromium.launch(executable_path=str(niced), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(f"{url}/similar_contexts?sc_source=Upload+a+CSV")
         wait_idle(page, settle_ms=1000)

@@ -33,6 +33,18 @@ from bertviz_core.store import arrays, map_arrays, release_free_memory, spill_fo
 Progress = Callable[[int, int], None]
 CHUNK = 16 << 20  # bytes per read: the interpreter's lock is free during each, so pages run between them
 CANCEL = "cancel"
+# The worker's first lines, before any library starts a thread (each thread keeps the policy it was born with):
+# Linux's idle policy, under which any other thread that wakes takes the core at once (a nice value alone lets
+# the worker finish its time slice first, milliseconds that add up over the many wake-ups of a page's rerun),
+# else the lowest nice value; then the worker itself.
+LOWEST_PRIORITY = (
+    "import os, runpy\n"
+    "if hasattr(os, 'SCHED_IDLE'):\n"
+    "    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\n"
+    "elif hasattr(os, 'nice'):\n"
+    "    os.nice(19)\n"
+    "runpy.run_module('bertviz_core.offload', run_name='__main__')\n"
+)
 
 
 def _embed(encoder: Any, texts: tuple[str, ...], report: Progress) -> dict[str, np.ndarray]:
@@ -86,8 +98,6 @@ def _serve(connection: Any, folder: str) -> None:
     """The worker: load a model on first use, run each job it is sent, send back progress and the result."""
     from bertviz_core.encoder import load_encoder
 
-    if hasattr(os, "nice"):
-        os.nice(19)
     encoders: dict[tuple[str | None, str], Any] = {}
     while True:
         try:
@@ -161,7 +171,7 @@ class Offload:
             self._lock.release()
 
     def _started(self) -> Any:
-        """The worker's connection, starting the worker when none runs. A fresh interpreter (``python -m``),
+        """The worker's connection, starting the worker when none runs. A fresh interpreter (``LOWEST_PRIORITY``),
         not a fork (unsafe in a threaded server with torch) nor multiprocessing's spawn (which re-runs the
         caller's main script: a notebook's or a batch job's without a ``__main__`` guard)."""
         if self.pid is None:
@@ -171,7 +181,7 @@ class Offload:
                 env = {**os.environ, "PYTHONPATH": os.pathsep.join(
                     filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
                 self._process = subprocess.Popen(
-                    [sys.executable, "-m", "bertviz_core.offload", str(listener.address), self.folder],
+                    [sys.executable, "-c", LOWEST_PRIORITY, str(listener.address), self.folder],
                     stdin=subprocess.PIPE, env=env)
                 self._process.stdin.write(key.hex().encode() + b"\n")
                 self._process.stdin.close()
@@ -248,5 +258,5 @@ class Offload:
                 self._lock.release()
 
 
-if __name__ == "__main__":  # the worker: python -m bertviz_core.offload ADDRESS FOLDER, its key on stdin
+if __name__ == "__main__":  # the worker (see LOWEST_PRIORITY): ADDRESS FOLDER as arguments, its key on stdin
     _serve(Client(sys.argv[1], authkey=bytes.fromhex(sys.stdin.readline().strip())), sys.argv[2])
