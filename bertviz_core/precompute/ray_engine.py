@@ -16,7 +16,7 @@ import pandas as pd
 
 import bertviz_core.checks as checks
 from bertviz_core.precompute.layout import Column, StoreFiles, column_name
-from bertviz_core.precompute.run import Request, ShardVectors, pooled_columns
+from bertviz_core.precompute.request import Request, ShardVectors, pooled_columns
 
 # The package's own folder, sent to the workers, so that a cluster's nodes run this code without installing it
 # (its dependencies and the model must be there). A Ray started by the caller needs it too: ray.init(runtime_env=...).
@@ -83,7 +83,7 @@ def ray_shards(request: Request, identity: str, files: StoreFiles, texts: list[s
         ray.data.DataContext.get_current().enable_progress_bars = False  # the command draws its own bar
         resources = ray.cluster_resources()
         gpus = 1 if request.device in ("auto", "cuda") and resources.get("GPU", 0) >= 1 else 0
-        actors = checks.whole_number(actors or max(1, int(resources.get("GPU", 0))), "actors", 1)
+        actors = checks.whole_number(max(1, int(resources.get("GPU", 0))) if actors is None else actors, "actors", 1)
         threads = max(1, int(resources.get("CPU", 1)) // actors)
         frames = [pd.DataFrame({"row": np.arange(*files.shard_span(s), dtype=np.int64),
                                 "text": texts[slice(*files.shard_span(s))]}) for s in shards]

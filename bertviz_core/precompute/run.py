@@ -8,7 +8,7 @@ Data actors. Either hands back each shard's vectors, which this process writes; 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,23 +21,12 @@ from bertviz_core.corpora.uploads import UploadSummary
 from bertviz_core.encoder import Encoder, library_versions, load_encoder
 from bertviz_core.identity import content_digest
 from bertviz_core.lengths import Lengths, cut_note
-from bertviz_core.pooling import POOLINGS, check_strategies
 from bertviz_core.precompute.layout import FORMAT, MANIFEST, PLAN, Column, StoreFiles, column_name, read_json
+from bertviz_core.precompute.request import Request, ShardVectors, pooled_columns, store_columns
 
 SHARD_ROWS = 1024  # rows per shard: what a stopped run loses at most, and what one write holds in memory
 ENGINES = ("local", "ray")
 Progress = Callable[[int, int], None]
-ShardVectors = Iterator[tuple[int, dict[Column, np.ndarray]]]
-
-
-@dataclass(frozen=True)
-class Request:
-    """What to compute: the model (None = bundled) on ``device``, the strategies and layers (None = defaults)."""
-
-    model: str | None = None
-    strategies: list[str] | None = None
-    layers: list[int] | None = None
-    device: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -51,25 +40,6 @@ class Report:
     computed: int
     resumed: int
     seconds: float
-
-
-def store_columns(encoder: Encoder, strategies: list[str] | None, layers: list[int] | None) -> list[Column]:
-    """The (strategy, layer) vector files to write: every strategy the model supports when ``strategies`` is None;
-    layers 0 (the embeddings) to num_layers, the last one when ``layers`` is None; a strategy without layers once."""
-    names = check_strategies(strategies, encoder.info.has_pooler)
-    top = encoder.info.num_layers
-    layers = [top] if layers is None else [checks.whole_number(layer, f"A layer (0 to {top})", 0, top)
-                                          for layer in checks.items(layers, "layers", "layer numbers")]
-    if not layers:
-        raise ValueError(f"layers is empty: choose at least one layer from 0 to {top}.")
-    return [(name, layer) for name in names
-            for layer in (dict.fromkeys(layers) if POOLINGS[name].per_layer else [None])]
-
-
-def pooled_columns(pooled: dict[str, np.ndarray], columns: list[Column]) -> dict[Column, np.ndarray]:
-    """``Encoder.embed``'s output ({strategy: (texts, layers, hidden)}) as the store's columns: {column: (texts,
-    hidden)}. The one place where both engines turn the model's output into what is stored."""
-    return {(name, layer): POOLINGS[name].at(pooled[name], layer) for name, layer in columns}
 
 
 def local_shards(encoder: Encoder, files: StoreFiles, texts: list[str], shards: list[int]) -> ShardVectors:
