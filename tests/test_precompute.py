@@ -200,3 +200,16 @@ def test_opening_what_is_not_a_store_or_asking_what_it_lacks_is_refused(whole, t
         store.search("a text", k=0)
     with pytest.raises(ValueError, match="384"):
         store.search(np.ones(5), k=2)
+
+
+def test_the_command_reports_counts_or_one_message(whole, corpus_csv: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    from bertviz_core.__main__ import main
+
+    assert main(["precompute", str(corpus_csv), "--out", str(tmp_path / "s"), "--strategies", "mean",
+                 "--layers", "6", "--shard-rows", "16"]) == 0
+    said = capsys.readouterr()
+    assert "41 texts of 43 rows (1 blank" in said.out and "cut to fit" in said.out and "texts/s" in said.err
+    np.testing.assert_allclose(open_store(str(tmp_path / "s")).vectors("mean", 6), whole[1].vectors("mean", 6), rtol=1e-5,
+                               atol=1e-5)
+    assert main(["precompute", str(tmp_path / "absent.csv"), "--out", str(tmp_path / "t")]) == 2
+    assert capsys.readouterr().err.strip() == f"precompute: There is no file or folder at {tmp_path / 'absent.csv'}."
