@@ -22,6 +22,15 @@ browser:
 test: $(VENV)/.installed browser
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
 
+# A corpus's sentence vectors into a store (docs/architecture.md, "Precomputed stores"); ENGINE=ray runs Ray Data,
+# ARGS passes more options (python -m bertviz_core precompute --help), e.g.
+#   make precompute INPUT=tickets.csv OUT=tickets-store ENGINE=ray ARGS="--strategies mean,cls --layers 3,6"
+ENGINE ?= local
+.PHONY: precompute
+precompute: $(VENV)/.installed
+	@[ -n "$(INPUT)" ] && [ -n "$(OUT)" ] || { echo "usage: make precompute INPUT=corpus.csv OUT=store [ENGINE=ray] [ARGS=...]"; exit 2; }
+	$(PY) -m bertviz_core precompute "$(INPUT)" --out "$(OUT)" --engine $(ENGINE) $(ARGS)
+
 # Screenshots of every page with its defaults, for the README (docs/*.png).
 screenshots: $(VENV)/.installed browser
 	$(PY) docs/screenshots.py
@@ -29,7 +38,7 @@ screenshots: $(VENV)/.installed browser
 # Benchmarks (bench/): each prints its figures and ratios, measured side by side in one run.
 BENCH := latency:interaction_latency calls:model_calls cold:cold_start memory:memory throughput:embed_throughput \
 	load:server_load index:index_memory search:neighbour_search probe:probe_cost first:first_visit grid:grid_drawing \
-	warmup:warm_up_effect visitors:visitors_memory
+	warmup:warm_up_effect visitors:visitors_memory precompute:precompute_throughput
 .PHONY: bench $(foreach b,$(BENCH),bench-$(firstword $(subst :, ,$(b))))
 $(foreach b,$(BENCH),$(eval bench-$(firstword $(subst :, ,$(b))): $(VENV)/.installed browser ; \
 	HF_HUB_OFFLINE=1 $(PY) bench/$(lastword $(subst :, ,$(b))).py))

@@ -32,9 +32,25 @@ def model_identity(location: str, revision: str | None, versions: dict[str, str]
         raise ValueError(f"versions must map library names to version strings; it is {checks.shown(versions)}.")
     folder = Path(location)
     if folder.is_dir():
-        parts = [f"{path.relative_to(folder).as_posix()}={_file_digest(path)}"
-                 for path in sorted(folder.rglob("*")) if path.is_file()]
+        parts = _folder_parts(folder)
     else:  # a hub id: transformers names the commit its cached files came from
         parts = [f"{location}@{revision or 'an unknown revision'}"]
     parts += [f"{name} {version}" for name, version in sorted(versions.items())]
     return hashlib.blake2b("\n".join(parts).encode("utf-8"), digest_size=12).hexdigest()
+
+
+def _folder_parts(folder: Path) -> list[str]:
+    """"name=digest" of every file under ``folder``, subfolders included, in name order."""
+    return [f"{path.relative_to(folder).as_posix()}={_file_digest(path)}"
+            for path in sorted(folder.rglob("*")) if path.is_file()]
+
+
+def content_digest(location: str) -> str:
+    """A 32-character hash of the bytes of the file at ``location``, or of every file (names and bytes) of the
+    folder there: what a precomputed store records of its input, to refuse resuming from a changed one."""
+    path = Path(checks.text(location, "location"))
+    if path.is_dir():
+        return hashlib.blake2b("\n".join(_folder_parts(path)).encode("utf-8"), digest_size=16).hexdigest()
+    if not path.is_file():
+        raise ValueError(f"There is no file or folder at {location}.")
+    return _file_digest(path)

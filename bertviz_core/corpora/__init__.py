@@ -208,6 +208,15 @@ def read_table(data: bytes, limit: int | None = None) -> Table:
     if len(frame) > limit:
         raise ValueError(f"The file has {len(frame):,} rows; the limit is {limit:,}. "
                          "Upload a smaller sample (or raise BERTVIZ_MAX_ROWS on the server).")
+    text_column, label_column = guess_columns(frame)
+    return Table(frame, text_column, label_column, note)
+
+
+def guess_columns(frame: pd.DataFrame) -> tuple[str | None, str | None]:
+    """The text and label columns of a table of text cells, as an upload's are guessed: the text column is the
+    one of sentences with the longest cells (None when a column named text or sentence competes with it); the
+    label column is one named like a label, else the only column of 2 to 50 short values (None when unclear).
+    ``ValueError`` when no column holds sentences."""
     def sentence_share(column: str) -> float:  # among the non-empty cells, how many hold two words or more
         cells = frame[column][frame[column].str.strip() != ""]
         return float(cells.str.contains(r"\w{2,}\s+\w", regex=True).mean()) if len(cells) else 0.0
@@ -225,4 +234,4 @@ def read_table(data: bytes, limit: int | None = None) -> Table:
     label_candidates = named_labels or [c for c in others if 2 <= frame[c].nunique() <= 50
                                         and frame[c].str.len().mean() < 40]
     label_column = label_candidates[0] if len(label_candidates) == 1 else None
-    return Table(frame, text_column, label_column, note)
+    return text_column, label_column

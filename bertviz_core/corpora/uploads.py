@@ -38,12 +38,14 @@ class UploadSummary:
 
 @dataclass(frozen=True)
 class UploadedCorpus:
-    """The texts of an upload (stripped, in file order), their labels (None without a label column), and how
-    its rows were used."""
+    """The texts of an upload (stripped, in file order), their labels (None without a label column), how its
+    rows were used, and ``rows``: each text's row in the file (0 = the first data row), so a stored vector can
+    be traced back to its line."""
 
     texts: list[str]
     labels: list[str] | None
     summary: UploadSummary
+    rows: list[int]
 
 
 def upload_rows(frame: pd.DataFrame, text_column: str, label_column: str | None) -> UploadedCorpus:
@@ -69,4 +71,4 @@ def upload_rows(frame: pd.DataFrame, text_column: str, label_column: str | None)
         rows=len(frame), used=len(used_texts), per_label=per_label, blank_lines=int(blank.sum()),
         empty_texts=int((~has_text & ~blank & ~label_only).sum()), label_only=int(label_only.sum()),
         duplicates=len(used_texts) - len(set(used_texts)))
-    return UploadedCorpus(used_texts, labels, summary)
+    return UploadedCorpus(used_texts, labels, summary, [int(i) for i in has_text.to_numpy().nonzero()[0]])

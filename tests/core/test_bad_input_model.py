@@ -195,6 +195,8 @@ CASES: dict[str, Case] = {
     "identity.model_identity: location None": Case(lambda c: idn.model_identity(None, None, {})),
     "identity.model_identity: versions a list": Case(lambda c: idn.model_identity("bert-base-uncased", "abc", ["1"])),
     "identity.model_identity: a hub id without revision": Case(lambda c: idn.model_identity("bert", None, {}), OK),
+    "identity.content_digest: None": Case(lambda c: idn.content_digest(None)),
+    "identity.content_digest: no such file": Case(lambda c: idn.content_digest("/no/such/file.csv")),
     "store.map_arrays: None": Case(lambda c: sto.map_arrays(None, np.asarray)),
     "store.map_arrays: a list of strings": Case(lambda c: sto.map_arrays(["a"], np.asarray)),
     "store.arrays: a number": Case(lambda c: sto.arrays(5)),

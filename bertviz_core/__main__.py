@@ -1,0 +1,101 @@
+"""The command line: ``python -m bertviz_core precompute INPUT --out STORE [...]`` (``--help`` for every option)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+DESCRIPTION = """\
+Compute the sentence vectors of a corpus once, into a store a notebook opens without recomputing:
+
+    python -m bertviz_core precompute tickets.csv --out tickets-store
+    python -m bertviz_core precompute tickets.csv --out tickets-store --engine ray --address auto
+
+then, in Python:
+
+    from bertviz_core import open_store
+    store = open_store("tickets-store")
+    store.search("my printer is on fire", k=5, strategy="mean")
+
+INPUT is a .csv or .tsv (separator sniffed, columns guessed, as the app reads an upload), .parquet, .jsonl (JSON
+Lines), .txt (one text per line), or the folder of a Hugging Face dataset saved with save_to_disk (needs the
+'datasets' package). Rows are cleaned as uploads are (spaces stripped, empty texts left out, counted); there is no
+row limit. Texts longer than the model's limit are cut, and said so. Stopped (Ctrl-C or a kill)? Run the same
+command again: it goes on from the last finished shard. The store is complete only once its manifest.json is written.
+"""
+
+
+def _numbers(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a comma-separated list of layer numbers, e.g. 0,6") from None
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command's arguments."""
+    root = argparse.ArgumentParser(prog="python -m bertviz_core")
+    commands = root.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("precompute", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+                              help="compute a corpus's sentence vectors into a store")
+    run.add_argument("input", metavar="INPUT", help="the corpus file (or a saved dataset's folder)")
+    run.add_argument("--out", required=True, metavar="STORE", help="the store's folder: new, empty, or a stopped run's")
+    run.add_argument("--model", default=None, help="a model folder or hub id (default: the bundled all-MiniLM-L6-v2)")
+    run.add_argument("--strategies", default=None, type=lambda t: [s.strip() for s in t.split(",") if s.strip()],
+                     help="pooling strategies, comma-separated, e.g. mean,cls (default: every one the model has)")
+    run.add_argument("--layers", default=None, type=_numbers,
+                     help="layers, comma-separated, 0 = the embeddings (default: the last layer)")
+    run.add_argument("--text-column", default=None, help="the column of texts (default: guessed)")
+    run.add_argument("--label-column", default=None, help="the column of labels (default: guessed, or none)")
+    run.add_argument("--engine", choices=("local", "ray"), default="local",
+                     help="local: this process (default); ray: Ray Data actors, on this machine or a cluster")
+    run.add_argument("--address", default=None,
+                     help="with --engine ray: a running Ray cluster ('auto', or ray://HEAD:10001); "
+                          "default: start a local Ray for this run")
+    run.add_argument("--actors", type=int, default=None,
+                     help="with --engine ray: model copies working at once (default: one per GPU, else 1)")
+    run.add_argument("--device", default="auto", help="cpu, cuda, mps or auto (default: auto)")
+    run.add_argument("--shard-rows", type=int, default=None,
+                     help="rows per shard, the most a stop loses (default: 1024)")
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; a bad input, model or disk prints its one message and exits with status 2."""
+    arguments = parser().parse_args(argv)
+    from tqdm import tqdm
+
+    from bertviz_core.precompute.request import Request
+    from bertviz_core.precompute.run import SHARD_ROWS, precompute
+
+    bars: list[tqdm] = []
+
+    def progress(done: int, total: int) -> None:
+        if not bars:  # made at the first report: rows a stopped run finished start the bar, not its rate
+            bars.append(tqdm(total=total, initial=done, unit=" texts", dynamic_ncols=True, desc="precompute"))
+        bars[0].update(done - bars[0].n)  # tqdm shows the rate and the time left
+
+    try:
+        report = precompute(
+            arguments.input, arguments.out, Request(arguments.model, arguments.strategies, arguments.layers,
+                                                    arguments.device),
+            arguments.text_column, arguments.label_column, arguments.engine,
+            arguments.shard_rows or SHARD_ROWS, progress,
+            **({"address": arguments.address, "actors": arguments.actors} if arguments.engine == "ray" else {}))
+    except ValueError as err:
+        print(f"\nprecompute: {err}", file=sys.stderr)
+        return 2
+    finally:
+        for bar in bars:
+            bar.close()
+    summary = report.summary
+    print(f"{report.store}: {summary.used:,} texts of {summary.rows:,} rows ({summary.blank_lines:,} blank, "
+          f"{summary.empty_texts:,} without text, {summary.label_only:,} with a label only: left out; "
+          f"{summary.duplicates:,} repeated texts kept). Shards: {report.computed} computed, {report.resumed} found "
+          f"done, in {report.seconds:,.1f} s.")
+    if report.cut:
+        print(report.cut)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""The precomputed store on disk, as its writer fills it shard by shard.
+
+A store is a folder::
+
+    plan.json                 what is being computed (model identity, input digest, strategies, layers, shards)
+    rows.parquet              one row per text: text, label, row (its row in the input), tokens, dropped, truncated
+    vectors/<column>.npy      float32 (rows, hidden) per (strategy, layer), e.g. mean@6, or pooler
+    shards/<shard>.done       one empty file per finished shard of ``shard_rows`` rows
+    manifest.json             written last, atomically, once every shard is done: only then is the store open-able
+
+Every vector file is created at its full size at the start (its disk blocks reserved, so a full disk is said before
+any model run) and written with plain file writes, never through a writable memory map (on a full disk that
+kills the process instead of raising). A shard's marker is written after its vectors are flushed to disk, so a
+stopped run resumes from its finished shards and recomputes the rest.
+"""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+FORMAT = "bertviz-store/1"
+PLAN, MANIFEST, ROWS = "plan.json", "manifest.json", "rows.parquet"
+DTYPE = np.dtype("<f4")
+
+Column = tuple[str, int | None]  # (strategy, layer), layer None for a strategy without layers
+
+
+def column_name(strategy: str, layer: int | None) -> str:
+    """A vector file's name (no suffix): "mean@6", or "pooler" for a strategy without layers."""
+    return strategy if layer is None else f"{strategy}@{layer}"
+
+
+def disk_full(folder: Path, needed: int | None = None) -> ValueError:
+    """The one message for a full disk, with what is free there."""
+    free = shutil.disk_usage(folder).free
+    wanted = f" it needs {needed / 2**20:,.0f} MiB more and" if needed else ""
+    return ValueError(f"The disk holding {folder} is full:{wanted} {free / 2**20:,.0f} MiB are free. Free some space "
+                      "or choose another --out, then run the same command again: finished shards are kept.")
+
+
+@contextmanager
+def disk_errors(folder: Path) -> Iterator[None]:
+    """Turn a full disk (or a quota) met while writing into ``disk_full``'s message."""
+    try:
+        yield
+    except OSError as err:
+        if err.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise disk_full(folder) from err
+        raise
+
+
+def write_atomically(path: Path, content: bytes) -> None:
+    """``content`` at ``path``, whole or not at all: written beside it, flushed, then renamed over it."""
+    part = path.with_name(path.name + ".part")
+    with disk_errors(path.parent), open(part, "wb") as file:
+        file.write(content)
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(part, path)
+
+
+def write_json(path: Path, value: dict) -> None:
+    """``value`` as indented JSON at ``path``, atomically."""
+    write_atomically(path, json.dumps(value, indent=2, sort_keys=True).encode("utf-8"))
+
+
+def read_json(path: Path) -> dict:
+    """The JSON object at ``path``; ``ValueError`` when it cannot be read."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise ValueError(f"{path} could not be read ({err}); the store is damaged: compute it again.") from err
+
+
+class StoreFiles:
+    """The files of one store folder: its plan, rows and vector files, shards' markers and manifest."""
+
+    def __init__(self, folder: Path, columns: list[Column], rows: int, hidden: int, shard_rows: int) -> None:
+        self.folder, self.columns, self.rows, self.hidden, self.shard_rows = folder, columns, rows, hidden, shard_rows
+        self.vector_dir, self.shard_dir = folder / "vectors", folder / "shards"
+
+    @property
+    def shards(self) -> int:
+        """How many shards the rows make (the last may be shorter)."""
+        return -(-self.rows // self.shard_rows)
+
+    def shard_span(self, shard: int) -> tuple[int, int]:
+        """The rows [start, stop) of ``shard``."""
+        return shard * self.shard_rows, min((shard + 1) * self.shard_rows, self.rows)
+
+    def shard_length(self, shard: int) -> int:
+        """How many rows ``shard`` holds."""
+        start, stop = self.shard_span(shard)
+        return stop - start
+
+    def vector_path(self, column: Column) -> Path:
+        return self.vector_dir / f"{column_name(*column)}.npy"
+
+    def pending(self) -> list[int]:
+        """The shards without a marker, in order: those a run still has to compute."""
+        return [s for s in range(self.shards) if not (self.shard_dir / f"{s:06d}.done").exists()]
+
+    def create(self, plan: dict, rows: pd.DataFrame) -> None:
+        """Start the store: its vector files at full size (disk reserved; ``ValueError`` when it does not fit),
+        its rows, then its plan (last, so a folder with a plan has every file a resumed run writes into)."""
+        self.vector_dir.mkdir(parents=True, exist_ok=True)
+        self.shard_dir.mkdir(exist_ok=True)
+        per_file = self.rows * self.hidden * DTYPE.itemsize
+        free = shutil.disk_usage(self.folder).free
+        if per_file * len(self.columns) > free:
+            raise disk_full(self.folder, per_file * len(self.columns) - free)
+        for column in self.columns:
+            with disk_errors(self.folder), open(self.vector_path(column), "wb") as file:
+                np.lib.format.write_array_header_1_0(
+                    file, {"descr": DTYPE.str, "fortran_order": False, "shape": (self.rows, self.hidden)})
+                if hasattr(os, "posix_fallocate"):  # reserve the blocks now: a full disk is found here
+                    os.posix_fallocate(file.fileno(), 0, file.tell() + per_file)
+                file.truncate(file.tell() + per_file)
+        with disk_errors(self.folder):
+            rows.to_parquet(self.folder / (ROWS + ".part"), index=False)
+        os.replace(self.folder / (ROWS + ".part"), self.folder / ROWS)
+        write_json(self.folder / PLAN, plan)
+
+    def write_shard(self, shard: int, vectors: dict[Column, np.ndarray]) -> None:
+        """Write ``shard``'s vectors ({column: (shard's rows, hidden)}) into every vector file, flush them to disk,
+        then mark the shard done."""
+        start, stop = self.shard_span(shard)
+        for column in self.columns:
+            block = np.ascontiguousarray(vectors[column], dtype=DTYPE)
+            if block.shape != (stop - start, self.hidden):
+                raise ValueError(f"Shard {shard} of {column_name(*column)} has shape {block.shape}; "
+                                 f"{(stop - start, self.hidden)} was expected.")
+            path = self.vector_path(column)
+            with disk_errors(self.folder), open(path, "r+b") as file:
+                np.lib.format.read_magic(file)
+                np.lib.format.read_array_header_1_0(file)  # reading the header leaves the file at the first row
+                file.seek(start * self.hidden * DTYPE.itemsize, os.SEEK_CUR)
+                file.write(block.tobytes())
+                file.flush()
+                os.fsync(file.fileno())
+        with disk_errors(self.folder):
+            (self.shard_dir / f"{shard:06d}.done").touch()
+
+    def finish(self, manifest: dict) -> None:
+        """Write the manifest (atomically), once every shard is done: the store is complete from then on."""
+        left = self.pending()
+        if left:
+            raise ValueError(f"{len(left)} shard(s) of {self.folder} are not computed yet; run the command again.")
+        write_json(self.folder / MANIFEST, manifest)

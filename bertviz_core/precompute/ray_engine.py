@@ -1,0 +1,110 @@
+"""The ray engine: the same ``Encoder.embed`` as the local engine, in Ray Data actors, on a laptop or a cluster.
+
+The shards still to compute become a Ray dataset, one block per shard (row, text); ``map_batches`` runs them
+through a pool of actors, each holding one Encoder (one GPU per actor where CUDA is there); the vectors stream
+back to this process, which writes each shard once all its rows have come (``run.precompute``). Reading and
+cleaning the input, and writing the store, happen here, so the store is where the command runs and its rules
+are the local engine's.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import bertviz_core.checks as checks
+from bertviz_core.precompute.layout import Column, StoreFiles, column_name
+from bertviz_core.precompute.request import Request, ShardVectors, pooled_columns
+
+# The package's own folder, sent to the workers, so that a cluster's nodes run this code without installing it
+# (its dependencies and the model must be there). A Ray started by the caller needs it too: ray.init(runtime_env=...).
+RUNTIME_ENV = {"py_modules": [str(Path(__file__).resolve().parents[1])]}
+
+
+class EmbedActor:
+    """One Ray actor: loads the model once, then embeds each batch of rows (row, text) it is given into the store's
+    columns: {"row": (batch,), column name: (batch, hidden)}."""
+
+    def __init__(self, request: Request, identity: str, columns: list[Column], threads: int) -> None:
+        import torch
+
+        from bertviz_core.encoder import load_encoder
+        from bertviz_core.precompute.reader import identity_mismatch
+
+        torch.set_num_threads(threads)  # the actor's share of its node's cores
+        self.encoder = load_encoder(request.model, request.device)
+        if self.encoder.info.identity != identity:  # a node with other files or library versions
+            raise identity_mismatch("being computed", identity, self.encoder)
+        self.columns = columns
+        self.strategies = list(dict.fromkeys(name for name, _ in columns))
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        pooled = self.encoder.embed([str(text) for text in batch["text"]], self.strategies)
+        vectors = pooled_columns(pooled, self.columns)
+        return {"row": batch["row"], **{column_name(*column): vectors[column] for column in self.columns}}
+
+
+def _gather(batches: Iterator[dict[str, np.ndarray]], files: StoreFiles) -> ShardVectors:
+    """Each shard's vectors once all its rows have come back, whatever order and batches they come in."""
+    filling: dict[int, tuple[dict[Column, np.ndarray], np.ndarray]] = {}  # shard: (vectors, rows received)
+    for batch in batches:
+        rows = np.asarray(batch["row"], dtype=np.int64)
+        for shard in np.unique(rows // files.shard_rows):
+            start, _ = files.shard_span(int(shard))
+            if shard not in filling:
+                length = files.shard_length(int(shard))
+                filling[shard] = ({column: np.empty((length, files.hidden), np.float32) for column in files.columns},
+                                  np.zeros(length, dtype=bool))
+            vectors, received = filling[shard]
+            mine = rows // files.shard_rows == shard
+            for column in files.columns:
+                vectors[column][rows[mine] - start] = batch[column_name(*column)][mine]
+            received[rows[mine] - start] = True
+            if received.all():
+                yield int(shard), filling.pop(shard)[0]
+    if filling:
+        raise ValueError(f"Ray returned only part of {len(filling)} shard(s); run the command again to finish them.")
+
+
+def ray_shards(request: Request, identity: str, files: StoreFiles, texts: list[str], shards: list[int],
+               address: str | None = None, actors: int | None = None) -> ShardVectors:
+    """The vectors of ``shards`` computed on Ray: on the cluster at ``address`` (e.g. "ray://head:10001", or
+    "auto"), else on a local Ray started for this run (and stopped after it); a Ray already running in this
+    process is used as it is. ``actors`` (default: one per GPU, else 1) each hold one Encoder; ``ValueError`` with
+    Ray's reason when a batch fails."""
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, log_to_driver=False, include_dashboard=False, runtime_env=RUNTIME_ENV)
+    try:
+        ray.data.DataContext.get_current().enable_progress_bars = False  # the command draws its own bar
+        resources = ray.cluster_resources()
+        gpus = 1 if request.device in ("auto", "cuda") and resources.get("GPU", 0) >= 1 else 0
+        actors = checks.whole_number(max(1, int(resources.get("GPU", 0))) if actors is None else actors, "actors", 1)
+        threads = max(1, int(resources.get("CPU", 1)) // actors)
+        frames = [pd.DataFrame({"row": np.arange(*files.shard_span(s), dtype=np.int64),
+                                "text": texts[slice(*files.shard_span(s))]}) for s in shards]
+        dataset = ray.data.from_pandas(frames).map_batches(
+            EmbedActor, fn_constructor_kwargs={"request": request, "identity": identity, "columns": files.columns,
+                                               "threads": 1 if gpus else threads},
+            batch_size=files.shard_rows, batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=actors),
+            num_gpus=gpus,
+            num_cpus=1 if gpus else threads)
+        try:
+            yield from _gather(dataset.iter_batches(batch_size=None, batch_format="numpy"), files)
+        except ray.exceptions.RayError as err:
+            raise ValueError(f"A Ray worker failed: {_reason(err)}") from err
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _reason(err: Exception) -> str:
+    """The first line of the worker's own error, without Ray's traceback around it."""
+    cause = getattr(err, "cause", None) or err
+    lines = [line for line in str(cause).splitlines() if line.strip()]
+    return next((line for line in reversed(lines) if "Error:" in line), lines[-1] if lines else repr(err))
+

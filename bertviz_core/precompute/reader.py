@@ -1,0 +1,117 @@
+"""A finished precomputed store, opened from a notebook: ``open_store(path)``.
+
+Opening reads the manifest and the rows' metadata only; vectors are memory-mapped read-only when asked for, so a
+store of a million rows costs almost no memory until its vectors are read. A folder without its manifest (a
+precompute still running, or stopped before its end) is never opened.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+import bertviz_core.checks as checks
+from bertviz_core.neighbours import check_k, scores_against
+from bertviz_core.pooling import POOLINGS, vectors_at
+from bertviz_core.precompute.layout import FORMAT, MANIFEST, PLAN, ROWS, column_name, read_json
+from bertviz_core.similarity import METRICS
+
+SEARCH_CHUNK = 65536  # rows scored at a time: a search reads the map in pieces, never all of it at once
+
+
+def identity_mismatch(store: str, stored: str, encoder: Any) -> ValueError:
+    """Why a store is refused for ``encoder``: both identities, named."""
+    return ValueError(f"The store {store} was computed with the model of identity {stored}, but this Encoder "
+                      f"({encoder.info.name}) has identity {encoder.info.identity}: its vectors would not be "
+                      "comparable. Load the store's model, or compute the store again with this one.")
+
+
+class VectorStore:
+    """A precomputed store: ``.manifest`` (dict), ``.rows`` (text, label, row, tokens, dropped, truncated),
+    ``.texts``, ``.labels``, ``.vectors(strategy, layer)`` (memory-mapped), ``.search(query, k, strategy, layer)``."""
+
+    def __init__(self, folder: Path, manifest: dict, encoder: Any = None) -> None:
+        self.folder, self.manifest, self._encoder = folder, manifest, encoder
+
+    @cached_property
+    def rows(self) -> pd.DataFrame:
+        """One row per text (rows, 6): text, label (None without labels), row (its row in the input file, 0 = the
+        first data row), tokens (as the model read it), dropped (tokens cut), truncated."""
+        return pd.read_parquet(self.folder / ROWS)
+
+    @property
+    def texts(self) -> list[str]:
+        """The stored texts, in the order of the vectors' rows."""
+        return self.rows["text"].tolist()
+
+    @property
+    def labels(self) -> list[str] | None:
+        """The texts' labels, or None when the input had no label column."""
+        return None if self.manifest["input"]["label_column"] is None else self.rows["label"].tolist()
+
+    def vectors(self, strategy: str, layer: int | None = None) -> np.ndarray:
+        """float32 (rows, hidden), memory-mapped read-only: the ``strategy`` vectors at ``layer`` (the last layer
+        when None; ignored by a strategy without layers). ``ValueError`` naming what the store holds otherwise."""
+        strategy = checks.choice(strategy, "pooling strategy", POOLINGS)
+        if POOLINGS[strategy].per_layer and layer is None:
+            layer = self.manifest["model"]["num_layers"]
+        name = column_name(strategy, POOLINGS[strategy].layer_of(layer) if layer is not None else None)
+        if name not in self.manifest["columns"]:
+            raise ValueError(f"The store holds no {name} vectors; it holds {', '.join(self.manifest['columns'])}. "
+                             "Precompute with that strategy and layer (--strategies, --layers).")
+        return np.load(self.folder / "vectors" / f"{name}.npy", mmap_mode="r")
+
+    def encoder(self) -> Any:
+        """The Encoder that embeds queries: the one given to ``open_store``, else the store's model, loaded on first
+        use (on the CPU) and checked against the manifest's identity."""
+        if self._encoder is None:
+            from bertviz_core.encoder import load_encoder
+
+            loaded = load_encoder(self.manifest["model"]["argument"], device="cpu")
+            if loaded.info.identity != self.manifest["model"]["identity"]:
+                raise identity_mismatch(str(self.folder), self.manifest["model"]["identity"], loaded)
+            self._encoder = loaded
+        return self._encoder
+
+    def search(self, query: str | np.ndarray, k: int = 10, strategy: str = "mean", layer: int | None = None,
+               metric: str = "cosine") -> pd.DataFrame:
+        """The ``k`` stored texts nearest to ``query`` (a text, embedded by ``encoder()``, or a vector (hidden,)),
+        best first: rank, index (into the store's rows), score, text, label."""
+        candidates = self.vectors(strategy, layer)  # (rows, hidden), mapped
+        checks.choice(metric, "metric", METRICS)
+        if isinstance(query, str):
+            query = vectors_at(self.encoder().embed([checks.text(query, "The query")], [strategy]), strategy,
+                               layer if layer is not None else self.manifest["model"]["num_layers"], "query")[0]
+        query = checks.vector(query, "The query vector", candidates.shape[1])
+        k = check_k(k, len(candidates), "text")
+        scores = np.concatenate([scores_against(candidates[start:start + SEARCH_CHUNK], query, metric)
+                                 for start in range(0, len(candidates), SEARCH_CHUNK)])  # (rows,)
+        signed = -scores if METRICS[metric].similar_high else scores
+        best = np.argpartition(signed, k - 1)[:k]
+        order = best[np.lexsort((best, signed[best]))]  # best first; equal scores in store order
+        found = self.rows.iloc[order]
+        return pd.DataFrame({"rank": np.arange(1, k + 1), "index": order, "score": scores[order],
+                             "text": found["text"].to_numpy(), "label": found["label"].to_numpy()})
+
+
+def open_store(path: str, encoder: Any = None) -> VectorStore:
+    """The finished store in the folder ``path``, written by ``python -m bertviz_core precompute``. With ``encoder``,
+    the store is refused unless the Encoder's model identity is the manifest's (both are named), and that Encoder
+    embeds text queries. ``ValueError`` for a folder that is not a finished store."""
+    folder = Path(checks.text(str(path) if isinstance(path, Path) else path, "The store's path"))
+    if not (folder / MANIFEST).is_file():
+        started = (folder / PLAN).is_file()
+        raise ValueError(f"{folder} is not a finished store: it has no {MANIFEST}"
+                         + (" (its precompute stopped before the end: run the same command again to finish it)."
+                            if started else ". Give the folder given to precompute as --out."))
+    manifest = read_json(folder / MANIFEST)
+    if manifest.get("format") != FORMAT:
+        raise ValueError(f"{folder} holds a store of format {manifest.get('format')!r}; this version reads {FORMAT}.")
+    if encoder is not None:
+        checks.encoder(encoder)
+        if encoder.info.identity != manifest["model"]["identity"]:
+            raise identity_mismatch(str(folder), manifest["model"]["identity"], encoder)
+    return VectorStore(folder, manifest, encoder)

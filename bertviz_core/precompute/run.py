@@ -1,0 +1,142 @@
+"""A precompute: a corpus file in, a store of its sentence vectors out (``layout``), shard by shard, resumable.
+
+The corpus is read and cleaned as an upload is (``corpora.files``), measured in tokens (``Encoder.lengths``), and
+its plan written with the store's rows before any model run. An engine then computes the shards not yet done:
+``local`` runs ``Encoder.embed`` in this process; ``ray`` (``precompute.ray_engine``) runs the same call in Ray
+Data actors. Either hands back each shard's vectors, which this process writes; the manifest comes last.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import bertviz_core.checks as checks
+from bertviz_core.corpora.files import CorpusFile, read_corpus_file
+from bertviz_core.corpora.uploads import UploadSummary
+from bertviz_core.encoder import Encoder, library_versions, load_encoder
+from bertviz_core.identity import content_digest
+from bertviz_core.lengths import Lengths, cut_note
+from bertviz_core.precompute.layout import FORMAT, MANIFEST, PLAN, Column, StoreFiles, column_name, read_json
+from bertviz_core.precompute.request import Request, ShardVectors, pooled_columns, store_columns
+
+SHARD_ROWS = 1024  # rows per shard: what a stopped run loses at most, and what one write holds in memory
+ENGINES = ("local", "ray")
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class Report:
+    """What a precompute did: the input's rows (``summary``, as an upload's are counted), texts cut to fit the model
+    (``cut``: the note, or None), shards computed now and found done, and the seconds it took."""
+
+    store: str
+    summary: UploadSummary
+    cut: str | None
+    computed: int
+    resumed: int
+    seconds: float
+
+
+def local_shards(encoder: Encoder, files: StoreFiles, texts: list[str], shards: list[int]) -> ShardVectors:
+    """The local engine: ``Encoder.embed`` of each shard's texts, in this process."""
+    strategies = list(dict.fromkeys(name for name, _ in files.columns))
+    for shard in shards:
+        start, stop = files.shard_span(shard)
+        yield shard, pooled_columns(encoder.embed(texts[start:stop], strategies), files.columns)
+
+
+def _rows_frame(corpus: CorpusFile, lengths: Lengths) -> pd.DataFrame:
+    """The store's rows.parquet: text, label (None without labels), row, tokens, dropped, truncated."""
+    found = corpus.corpus
+    return pd.DataFrame({"text": found.texts, "label": found.labels, "row": np.asarray(found.rows, dtype=np.int64),
+                         "tokens": lengths.kept, "dropped": lengths.dropped, "truncated": lengths.dropped > 0})
+
+
+def _plan(encoder: Encoder, request: Request, corpus: CorpusFile, digest: str, columns: list[Column],
+          shard_rows: int) -> dict:
+    """What a store holds: a resumed run must have the same plan."""
+    return {"format": FORMAT, "model": {"argument": request.model, "name": encoder.info.name,
+                                        "identity": encoder.info.identity},
+            "input": {"digest": digest, "format": corpus.format, "text_column": corpus.text_column,
+                      "label_column": corpus.label_column},
+            "columns": [column_name(*column) for column in columns], "rows": len(corpus.corpus.texts),
+            "hidden": encoder.info.hidden_size, "shard_rows": shard_rows}
+
+
+def _store_files(out: Path, plan: dict, columns: list[Column]) -> StoreFiles:
+    """The store's files, after checking that ``out`` is new, empty, or a store started with the same ``plan``."""
+    files = StoreFiles(out, columns, plan["rows"], plan["hidden"], plan["shard_rows"])
+    if (out / PLAN).exists():
+        before = read_json(out / PLAN)
+        changed = sorted(key for key in plan.keys() | before.keys() if plan.get(key) != before.get(key))
+        if changed:
+            raise ValueError(f"{out} holds a store started with another {' and '.join(changed)} (see its {PLAN}). "
+                             "Run the command as it was first run to finish it, or choose another --out.")
+    elif out.exists() and any(out.iterdir()):
+        raise ValueError(f"{out} is a folder that holds other files and no store: choose a new or empty --out.")
+    return files
+
+
+def precompute(location: str, out: str, request: Request = Request(), text_column: str | None = None,
+               label_column: str | None = None, engine: str = "local", shard_rows: int = SHARD_ROWS,
+               progress: Progress | None = None, **ray_options: object) -> Report:
+    """Compute the sentence vectors of the corpus at ``location`` (see ``corpora.files``) into the store ``out``.
+
+    A store started before with the same plan is resumed from its finished shards; a finished one is left as it
+    is. ``progress(rows done, rows)`` is called after each shard. ``ray_options`` (``address``, ``actors``) go to
+    the ray engine. ``ValueError`` with a sentence for a bad input file or column, a model that fails to load, a
+    full disk, an ``out`` that holds something else, or a store started with other settings.
+    """
+    began = time.perf_counter()
+    checks.choice(engine, "engine", ENGINES)
+    shard_rows = checks.whole_number(shard_rows, "shard_rows", 1)
+    progress = checks.callback(progress)
+    out_path = Path(checks.text(out, "The store's folder"))
+    corpus = read_corpus_file(location, text_column, label_column)
+    encoder = load_encoder(request.model, "cpu" if engine == "ray" else request.device)
+    columns = store_columns(encoder, request.strategies, request.layers)
+    lengths = Lengths.of(encoder.lengths(corpus.corpus.texts))
+    plan = _plan(encoder, request, corpus, content_digest(str(location)), columns, shard_rows)
+    out_path.mkdir(parents=True, exist_ok=True)
+    files = _store_files(out_path, plan, columns)
+    if not (out_path / PLAN).exists():
+        files.create(plan, _rows_frame(corpus, lengths))
+    pending = files.pending()
+    done = files.rows - sum(files.shard_length(shard) for shard in pending)
+    if progress is not None:
+        progress(done, files.rows)
+    if pending:
+        texts = corpus.corpus.texts
+        if engine == "ray":
+            from bertviz_core.precompute.ray_engine import ray_shards
+
+            shards = ray_shards(request, encoder.info.identity, files, texts, pending, **ray_options)
+        else:
+            shards = local_shards(encoder, files, texts, pending)
+        for shard, vectors in shards:
+            files.write_shard(shard, vectors)
+            done += files.shard_length(shard)
+            if progress is not None:
+                progress(done, files.rows)
+    if not (out_path / MANIFEST).exists():
+        files.finish(_manifest(plan, encoder, corpus, lengths))
+    return Report(str(out_path), corpus.corpus.summary, cut_note(encoder.info.max_length, lengths.dropped.tolist()),
+                  len(pending), files.shards - len(pending), time.perf_counter() - began)
+
+
+def _manifest(plan: dict, encoder: Encoder, corpus: CorpusFile, lengths: Lengths) -> dict:
+    """The plan, with what a reader needs besides: layers per strategy, dtype, counts, the model's facts."""
+    summary = corpus.corpus.summary
+    info = encoder.info
+    return {**plan, "dtype": "float32", "strategies": sorted({name.split("@")[0] for name in plan["columns"]}),
+            "model": {**plan["model"], "num_layers": info.num_layers, "max_length": info.max_length,
+                      "model_type": info.model_type, "device": info.device, "libraries": library_versions()},
+            "counts": {"rows_read": summary.rows, "texts": summary.used, "blank_lines": summary.blank_lines,
+                       "empty_texts": summary.empty_texts, "label_only": summary.label_only,
+                       "duplicates": summary.duplicates, "truncated": int((lengths.dropped > 0).sum())},
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
