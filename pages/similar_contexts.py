@@ -19,6 +19,7 @@ from ui import (
     cut_warning,
     download_csv,
     embed_corpus,
+    encode_texts,
     encoder,
     ensure_app_navigation,
     int_slider,
@@ -86,14 +87,15 @@ if own_sentences(texts, sentence):
 fewer = fewer_tokens_note(k, len(index.tokens))
 if fewer:
     st.warning(fewer)
-summary = neighbour_summary(model_key(), corpus_id, sentence, token, k, metric, word, index)
+states = encode_texts(model_key(), (sentence,))[0].hidden_states  # from the shared store, every run
+summary = neighbour_summary(model_key(), corpus_id, sentence, token, k, metric, word, index, states)
 
 st.subheader(f"Where else the model puts “{literal(query_input.tokens[token])}”, token {token}")
 st.caption(f"{len(index.tokens):,} tokens of {len(texts):,} sentences, {metric} "
            f"({METRICS[metric].note}); the token is between « ». The downloads hold the whole sentences.")
 for column, layer, side in zip(st.columns(2), (left_layer, right_layer), ("left", "right")):
     with column:
-        shown = token_neighbours(model_key(), corpus_id, sentence, token, layer, k, metric, index)
+        shown = token_neighbours(model_key(), corpus_id, sentence, token, layer, k, metric, index, states)
         share = summary.loc[summary["layer"] == layer, "same word"].iloc[0]
         st.markdown(f"**{layer_label(layer).capitalize()}**: {share:.0%} are “{literal(word)}”")
         table(shown[["rank", "score", "context"]], key=f"sc_near_{side}", height=420)
@@ -121,7 +123,7 @@ sentence_layer = int_slider("Layer (sentences)", 0, num_layers, num_layers, key=
                             bind="query-params", disabled=not POOLINGS[strategy].per_layer)
 pooled = with_progress("Pooling the corpus' sentences", lambda progress: embed_corpus(model_key(), texts, progress))
 near = sentence_neighbours(model_key(), corpus_id, sentence, strategy, POOLINGS[strategy].layer_of(sentence_layer), k,
-                           metric, pooled, texts)
+                           metric, pooled, texts, embed_corpus(model_key(), (sentence,)))
 with panel:
     teaching_panel(
         "Every token of the corpus is kept at every layer; the lists are the corpus tokens whose vectors lie nearest "

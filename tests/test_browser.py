@@ -577,6 +577,9 @@ def test_a_shared_link_reopens_the_same_view(server: str, browser: Browser, path
     again = open_view(browser, link)  # a fresh context: nothing shared but the link
     again.wait_for_function(DRAWN_JS, timeout=60_000)
     wait_idle(again)
+    # The charts can be drawn before the last widgets (below them, or in a tab) are: wait until the page shows
+    # as many settings as the first did, then compare their values.
+    again.wait_for_function(f"() => Object.keys(({SETTINGS_JS})()).length >= {len(before)}", timeout=60_000)
     after = again.evaluate(SETTINGS_JS)
     assert len(before) >= 4 and after == before
     again.context.close()

@@ -16,7 +16,7 @@ from bertviz_core.store import digest as corpus_digest
 from bertviz_core.word_vectors import Occurrence, occurrences
 
 from ui.picker import get_encoder
-from ui.results import embed_corpus, encode_texts
+from ui.results import encode_texts
 
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
     from bertviz_core.comparison import Comparison
@@ -55,13 +55,14 @@ def masked_lens(key: tuple[str, str], text: str, hidden_ids: tuple[int | None, .
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def neighbour_summary(key: tuple[str, str], corpus_id: str, sentence: str, token: int, k: int, metric: str,
-                      word: str, _index: TokenIndex) -> pd.DataFrame:
-    """Cached ``neighbours.layer_summary`` of one token of ``sentence`` over the corpus ``corpus_id`` (the
-    sentence itself left out of it)."""
+                      word: str, _index: TokenIndex, _states: np.ndarray) -> pd.DataFrame:
+    """Cached ``neighbours.layer_summary`` of one token of ``sentence`` (``_states``, its hidden states (layers+1,
+    tokens, hidden), which the page reads from the shared store on every run, so that a setting change finds
+    them there or recomputes them before, never inside, this call) over the corpus ``corpus_id`` (the sentence
+    itself left out of it)."""
     from bertviz_core.neighbours import layer_summary, own_sentences
 
-    states = encode_texts(key, (sentence,))[0].hidden_states[:, token]
-    return layer_summary(_index, states, word, k, metric, own_sentences(_index.texts, sentence))
+    return layer_summary(_index, _states[:, token], word, k, metric, own_sentences(_index.texts, sentence))
 
 
 @st.cache_data(max_entries=16, show_spinner="Measuring how contextual each layer is…")
@@ -159,24 +160,24 @@ def compared(key: tuple[str, str], texts_id: str, strategy: str, layer: int | No
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def token_neighbours(key: tuple[str, str], corpus_id: str, sentence: str, token: int, layer: int, k: int,
-                     metric: str, _index: TokenIndex) -> pd.DataFrame:
-    """Cached ``neighbours.nearest_tokens`` of one token of ``sentence`` at ``layer``, in context
-    (``neighbours.in_context``), over the corpus ``corpus_id`` with the sentence itself left out of it."""
+                     metric: str, _index: TokenIndex, _states: np.ndarray) -> pd.DataFrame:
+    """Cached ``neighbours.nearest_tokens`` of one token of ``sentence`` (``_states``, as in
+    ``neighbour_summary``) at ``layer``, in context (``neighbours.in_context``), over the corpus ``corpus_id``
+    with the sentence itself left out of it."""
     from bertviz_core.neighbours import in_context, nearest_tokens, own_sentences
 
-    vector = encode_texts(key, (sentence,))[0].hidden_states[layer, token]  # (hidden,)
-    found = nearest_tokens(_index, vector, layer, k, metric, own_sentences(_index.texts, sentence))
+    found = nearest_tokens(_index, _states[layer, token], layer, k, metric, own_sentences(_index.texts, sentence))
     return in_context(found, _index.texts)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def sentence_neighbours(key: tuple[str, str], corpus_id: str, sentence: str, strategy: str, layer: int | None,
-                        k: int, metric: str, _pooled: dict[str, np.ndarray],
-                        _texts: tuple[str, ...]) -> pd.DataFrame:
-    """Cached ``neighbours.nearest_sentences`` of ``sentence`` over the corpus ``corpus_id`` (``_texts``,
+                        k: int, metric: str, _pooled: dict[str, np.ndarray], _texts: tuple[str, ...],
+                        _query: dict[str, np.ndarray]) -> pd.DataFrame:
+    """Cached ``neighbours.nearest_sentences`` of ``sentence`` (``_query``, its pooled vectors, read by the page
+    from the shared store on every run, as in ``neighbour_summary``) over the corpus ``corpus_id`` (``_texts``,
     pooled as ``_pooled``), the sentence itself left out, with each neighbour's text."""
     from bertviz_core.neighbours import nearest_sentences, own_sentences
 
-    near = nearest_sentences(_pooled, embed_corpus(key, (sentence,)), strategy, layer, k, metric,
-                             own_sentences(_texts, sentence))
+    near = nearest_sentences(_pooled, _query, strategy, layer, k, metric, own_sentences(_texts, sentence))
     return near.assign(text=[_texts[s] for s in near["sentence"]])
