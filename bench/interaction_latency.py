@@ -17,7 +17,6 @@ import argparse
 import statistics
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
@@ -25,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
+from page_checks import BrowserChange, checks, multiselect_last, slider  # noqa: E402
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 from tiny_models import save_tiny_bert  # noqa: E402
 
@@ -49,68 +49,22 @@ SETTLED = """t0 => window.__last > t0 && performance.now() - window.__last > 400
   document.querySelector('[data-testid="stApp"]').getAttribute('data-test-script-state') === 'notRunning'"""
 
 
-def slider(page: Page, i: int) -> None:
-    page.locator("[data-testid='stSlider'] input[type='range']").first.press("ArrowLeft" if i % 2 else "ArrowRight")
-
-
-def select(label: str, options: tuple[str, str]) -> Callable[[Page, int], None]:
-    def act(page: Page, i: int) -> None:
-        page.locator("[data-testid='stSelectbox']").filter(has_text=label).locator("input").click()
-        page.get_by_role("option", name=options[i % 2], exact=True).click()
-    return act
-
-
-def toggle(label: str) -> Callable[[Page, int], None]:
-    return lambda page, i: page.get_by_text(label, exact=True).click()
-
-
-def choose(label: str, options: tuple[str, str]) -> Callable[[Page, int], None]:
-    """Radio ``label``'s two options in turn (clicking the chosen one again would change nothing)."""
-    return lambda page, i: (page.locator("[data-testid='stRadio']").filter(has_text=label)
-                            .locator("label").filter(has_text=options[i % 2]).click())
-
-
-def multiselect_last(label: str, option: str) -> Callable[[Page, int], None]:
-    def act(page: Page, i: int) -> None:
-        box = page.locator("[data-testid='stMultiSelect']").filter(has_text=label).locator("input")
-        if i % 2 == 0:
-            box.press("Backspace")  # drop the last chosen option
-        else:
-            box.fill(option)
-            box.press("Enter")
-    return act
-
-
 GRID_ALONE = "pooling's grid figure alone (no model)"
 TOP_LAYER = layer_label(describe().num_layers)  # the bundled model's last layer, which the grid shows by default
-# Per page of the registry (by URL path): (what is changed, query string, how), or None for a page without
-# settings. A page missing here stops the bench, so a new page cannot be left out.
-CHANGES: dict[str, tuple[str, str, Callable[[Page, int], None]] | None] = {
-    "": None,
-    "tokenization": ("padding toggle", "", toggle("Pad to a fixed length T")),
-    "layer_values": ("layer", "?lv_layer=4", slider),
-    "attention": ("layer", "?at_layer=3", slider),
-    # {mlm}: a tiny random model with a masked-language-model head, which the bundled model lacks
-    "masked_words": ("guesses shown", "?model=Custom+id+or+path%E2%80%A6&custom_model={mlm}&mw_k=9", slider),
-    "word_similarity": ("strategy", "", select("Word vector", ("layer 1", "layer 2"))),
-    "similar_contexts": ("layer", "?sc_layer_left=2", slider),
-    "sentence_pooling": ("layers", "", multiselect_last("Layers", TOP_LAYER)),
-    "task_measures": ("probe score", "", choose("Probe score", ("macro-F1", "accuracy"))),
-    "compare_sentences": ("layer", "?cs_layer=4", slider),
-}
 
 
-def page_changes(mlm: str) -> dict[str, tuple[str, Callable[[Page, int], None]]]:
+def page_changes(mlm: str) -> dict[str, tuple[str, BrowserChange]]:
     """{bench row name: (URL path and query, action)} for every page of the registry that has settings;
     ``mlm`` is the folder of a model with a masked-language-model head."""
-    missing = [entry.file for entry in PAGES if entry.url_path not in CHANGES]
-    if missing:
-        raise SystemExit(f"bench/interaction_latency.py has no change for {', '.join(missing)}: add it to CHANGES.")
+    try:  # each page's test module names the change (tests/page_checks.py)
+        changes = {entry: checks(entry).timed_change for entry in PAGES}
+    except LookupError as missing:
+        raise SystemExit(str(missing)) from None
     return {f"{entry.title.lower()} ({what})": (entry.url_path + query.format(mlm=quote(mlm)), act)
-            for entry in PAGES if (change := CHANGES[entry.url_path]) for what, query, act in [change]}
+            for entry, change in changes.items() if change for what, query, act in [change]}
 
 
-def timed_change(page: Page, act: Callable[[Page, int], None], i: int) -> float:
+def timed_change(page: Page, act: BrowserChange, i: int) -> float:
     """Milliseconds from the input of change ``i`` to the page settled (OBSERVE must be installed)."""
     t0 = page.evaluate("window.__input = 0; performance.now()")
     act(page, i)
@@ -118,7 +72,7 @@ def timed_change(page: Page, act: Callable[[Page, int], None], i: int) -> float:
     return page.evaluate("window.__last - window.__input")
 
 
-def measure(page: Page, act: Callable[[Page, int], None], changes: int) -> list[float]:
+def measure(page: Page, act: BrowserChange, changes: int) -> list[float]:
     wait_idle(page, settle_ms=1000)
     page.evaluate(OBSERVE)
     return [timed_change(page, act, i) for i in range(changes)]
@@ -132,7 +86,7 @@ def summary(times: list[float]) -> tuple[float, float, float]:
 FLOOR = "floor: one slider, one plotly chart"
 
 
-def timed_app(browser: Browser, script: str, env: dict[str, str] | None, act: Callable[[Page, int], None],
+def timed_app(browser: Browser, script: str, env: dict[str, str] | None, act: BrowserChange,
               changes: int) -> list[float]:
     """``changes`` timed changes on a fresh server of ``script`` (after two untimed ones that load what they
     need)."""

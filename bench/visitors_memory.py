@@ -38,7 +38,10 @@ import pandas as pd  # noqa: E402
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
 from playwright.sync_api import Browser, sync_playwright  # noqa: E402
 
-from bertviz_core.corpora import TUTORIAL, news_topics  # noqa: E402
+from page_checks import checks  # noqa: E402
+
+from bertviz_core.corpora import news_topics  # noqa: E402
+from bertviz_core.page_registry import PAGES  # noqa: E402
 
 MB = 1024  # /proc reports kB
 WORDS = sorted({w.strip(".,;:!?'\"()").lower() for t in news_topics().text for w in t.split()} - {""})
@@ -77,10 +80,6 @@ def words(rng: random.Random, count: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(count))
 
 
-def sentences(rng: random.Random, count: int, length: int = 10, word: str | None = None) -> str:
-    return "\n".join(words(rng, length) + (f" the {word} was there." if word else ".") for _ in range(count))
-
-
 def corpus_csv(rng: random.Random, folder: str, rows: int = 400) -> str:
     labels = ["world", "sports", "business", "science"]
     path = Path(folder) / f"corpus{rng.random():.12f}.csv"
@@ -90,20 +89,14 @@ def corpus_csv(rng: random.Random, folder: str, rows: int = 400) -> str:
 
 
 def visits(rng: random.Random) -> list[tuple[str, dict[str, str], bool]]:
-    """(page, query parameters, whether a CSV is uploaded) for every page, with input drawn from ``rng``."""
-    return [
-        ("attention", {"at_text": words(rng, 600), "at_tab": "Model view"}, False),
-        ("layer_values", {"lv_text": words(rng, 600)}, False),
-        ("compare_sentences", {"cs_texts": sentences(rng, 60)}, False),
-        ("similar_contexts", {"sc_text": f"{words(rng, 30)} {TUTORIAL}"}, False),
-        ("tokenization", {"tok_text": words(rng, 600)}, False),
-        ("word_similarity", {"ws_preset": "(your own texts)", "ws_texts": sentences(rng, 20, word="bank"),
-                             "ws_word": "bank"}, False),
-        ("masked_words", {"mw_text": f"{words(rng, 40)} [MASK] {words(rng, 20)}."}, False),
-        ("sentence_pooling", {"sp_source": "Upload a CSV"}, True),
-        ("task_measures", {"tm_source": "Upload a CSV"}, True),
-        ("overview", {}, False),
-    ]
+    """(page's URL path, query parameters, whether a CSV is uploaded) for every page of the registry, with input
+    drawn from ``rng`` as its test module's checks say."""
+    chosen = []
+    for entry in PAGES:
+        page_checks = checks(entry)
+        query = page_checks.visit(lambda count: words(rng, count))
+        chosen.append((entry.url_path, query, page_checks.uploads_in(query)))
+    return chosen
 
 
 def visit(browser: Browser, url: str, page_name: str, query: dict[str, str], csv: str | None) -> None:
@@ -143,21 +136,22 @@ def main() -> None:
         for page_name, _, _ in visits(rng):  # warm-up: every page with its defaults, and the model loaded
             visit(browser, app.url, page_name, {}, None)
         settle(sampler, args.ttl + 5)
-        visit(browser, app.url, "overview", {}, None)  # stores its session, which drops the expired ones
+        visit(browser, app.url, "", {}, None)  # stores its session, which drops the expired ones
         idle = settle(sampler, 20)
         print(f"idle: VmRSS {idle[0]:.0f} MB, RssAnon {idle[1]:.0f} MB", flush=True)
         start = time.monotonic()
         for i in range(args.visitors):
-            chosen = [v for v in visits(rng) if args.only in (None, v[0])]
+            chosen = [v for v in visits(rng) if args.only in (None, v[0] or "overview")]
             page_name, query, upload = chosen[i % len(chosen)]
             visit(browser, app.url, page_name, query, corpus_csv(rng, folder) if upload else None)
             rss, anon = sampler.read()
-            print(f"visitor {i + 1:2} {page_name:18} closed: VmRSS {rss:5.0f} MB, RssAnon {anon:5.0f} MB "
+            print(f"visitor {i + 1:2} {page_name or 'overview':18} closed: VmRSS {rss:5.0f} MB, "
+                  f"RssAnon {anon:5.0f} MB "
                   f"({time.monotonic() - start:.0f} s)", flush=True)
         busy = time.monotonic() - start
         closed = settle(sampler, 5)
         window = settle(sampler, args.ttl + 5)
-        visit(browser, app.url, "overview", {}, None)
+        visit(browser, app.url, "", {}, None)
         returned = settle(sampler, 20)
         sampler.stop()
         browser.close()

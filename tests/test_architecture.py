@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from pathlib import Path
 
 import pytest
+from page_checks import checks
 
-from bertviz_core.page_registry import PAGES, page
+from bertviz_core.page_registry import PAGES, PageEntry, page
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "bertviz_core"
@@ -223,6 +225,23 @@ def test_the_page_registry_lists_exactly_the_page_files() -> None:
     assert PAGES[0].url_path == "" and page("tokenization").file == "pages/tokenization.py"
     with pytest.raises(ValueError, match="tokenization"):
         page("no_such_page")
+
+
+def test_every_page_declares_its_checks_in_its_own_test_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loops over the registry (tests and benches) read each page's checks from its test module, so a new page
+    needs nothing beyond its file, its entry and its test; a page without them is named."""
+    for entry in PAGES:
+        assert (ROOT / "tests" / "pages" / f"test_{Path(entry.file).stem}_page.py").is_file(), entry.file
+        assert all(kind in SETTING_KINDS for kind, _, _ in checks(entry).settings), entry.file
+    new = PageEntry("pages/not_yet_tested.py", "New", "*", "?")
+    with pytest.raises(LookupError, match="tests/pages/test_not_yet_tested_page.py"):
+        checks(new)
+    monkeypatch.setattr(sys.modules["test_tokenization_page"], "CHECKS", None)
+    with pytest.raises(LookupError, match="declares no CHECKS"):
+        checks(page("tokenization"))
+
+
+SETTING_KINDS = {"toggle", "number_input", "session_state", "slider", "selectbox", "multiselect", "radio"}
 
 
 UI_FILES = sorted((ROOT / "ui").glob("*.py")) + sorted(ROOT.glob("ui_*.py"))

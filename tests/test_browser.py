@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from live_app import CHROMIUM, DRAWN_JS, changes, running_app, wait_for_change, wait_idle
+from page_checks import checks
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("BERTVIZ_REQUIRE_BROWSER"):
@@ -22,6 +23,7 @@ from plotly.colors import qualitative  # noqa: E402
 
 from bertviz_core.corpora import news_topics  # noqa: E402
 from bertviz_core.figures import GRID_ROW_PX  # noqa: E402
+from bertviz_core.page_registry import PAGES  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -536,25 +538,8 @@ SETTINGS_JS = """() => {
   }
   return out;
 }"""
-# Per page: settings a teacher changed before sharing (every one differs from the page's default).
-SHARED = {
-    "tokenization": "tok_text=Shared+text+here&tok_pair=and+a+pair&tok_pad=true&tok_T=40",
-    "layer_values": "lv_text=Another+text+to+share&lv_layer=3&lv_token=2&lv_scope=all+tokens&lv_k=4.5&lv_share=0.3",
-    "attention": "at_text=The+cat+sat+on+the+mat.&at_layer=4&at_heads=head+2&at_heads=head+5&at_token=3"
-                 "&at_tab=Statistics",
-    "masked_words": "model=Custom+id+or+path%E2%80%A6&custom_model={mlm}&mw_mode=Mask+a+word"
-                    "&mw_sentence=The+cat+sat+on+the+mat.&mw_word=sat&mw_k=5&mw_layer=3",
-    "word_similarity": "ws_preset=crane&ws_texts=A+crane+lifted+steel.%0AThe+crane+flew+south.%0AA+crane+is+a+bird."
-                       "&ws_word=crane&ws_sub=first&ws_strategy=layer+2&ws_metric=dot+product&ws_score=gap"
-                       "&ws_senses=machine|bird|bird",
-    "similar_contexts": "sc_text=The+river+bank+was+muddy.&sc_token=3&sc_layer_left=2&sc_k=5&sc_metric=dot+product"
-                        "&sc_strategy=max&sc_adjusted=adjusted",
-    "sentence_pooling": "sp_cell=max&sp_cell_layer=2&sp_strats=cls&sp_strats=max&sp_layers=1&sp_layers=4",
-    "task_measures": "tm_strats=mean&tm_strats=max&tm_layers=layer+2&tm_layers=layer+5&tm_probe_score=macro-F1"
-                     "&tm_probe_cell=max+%C2%B7+layer+5",
-    "compare_sentences": "cs_texts=One+sentence.%0AAnother+one.%0AA+third.&cs_strategy=max&cs_layer=2"
-                         "&cs_metric=dot+product&cs_correct=whitening&cs_k=8&cs_query=1&cs_pair=true",
-}
+# Per page: settings a teacher changed before sharing (every one differs from the page's default), from its checks.
+SHARED = {entry.url_path: query for entry in PAGES if (query := checks(entry).shared_query)}
 
 
 def shared_link(page: Page) -> str:

@@ -2,19 +2,19 @@
 page's upload token budget enforced before any model run."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from conftest import FAMILY_NAMES, open_page
-from streamlit.testing.v1 import AppTest
+from page_checks import checks, uploaded
 
 from bertviz_core.encoder import Encoder
 from bertviz_core.lengths import Lengths, budget_note, cut_note
 from bertviz_core.page_registry import PAGES, page
 
 TEXTS = ["short", "A river bank at dawn. " * 60, "", "word " * 700]
-LONG = "The bank by the river flooded. " + "word " * 700
 CUT = "longer than the model's"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("name", FAMILY_NAMES)
@@ -52,58 +52,27 @@ def test_the_notes_say_what_was_cut_and_what_fits() -> None:
 
 # ---- every page that cuts text says so -------------------------------------------------------------------
 
-def upload(source: str, uploader: str, csv: str) -> Callable[[AppTest], None]:
-    def run(at: AppTest) -> None:
-        at.radio(key=source).set_value("Upload a CSV").run()
-        at.file_uploader(key=uploader).set_value(("long.csv", csv.encode(), "text/csv")).run()
-    return run
-
-
-def typed(kind: str, key: str, value: str) -> Callable[[AppTest], None]:
-    return lambda at: getattr(at, kind)(key=key).set_value(value).run()
-
-
-def pages_texts(at: AppTest) -> None:
-    at.text_input(key="ws_word").set_value("bank").run()
-    at.text_area(key="ws_texts").set_value(f"{LONG}\nWe sat on the bank.\nThe bank lent money.").run()
-
-
-LABELLED = "text,label\n" + "\n".join([f"Short text number {i} here,{i % 2}" for i in range(10)] + [f"{LONG},1"])
-LONG_TEXT = {  # page URL path: how a user gives it a text longer than the model takes (None: it takes no text)
-    "": None,
-    "tokenization": typed("text_area", "tok_text", LONG),
-    "layer_values": typed("text_area", "lv_text", LONG),
-    "attention": typed("text_area", "at_text", LONG),
-    "masked_words": typed("text_area", "mw_text", LONG.replace("river", "[MASK]")),
-    "word_similarity": pages_texts,
-    "similar_contexts": typed("text_input", "sc_text", LONG[:4000]),
-    "sentence_pooling": upload("sp_source", "sp_upload", LABELLED),
-    "task_measures": upload("tm_source", "tm_upload", LABELLED),
-    "compare_sentences": typed("text_area", "cs_texts", f"A short one.\n{LONG}"),
-}
-UPLOAD_CUT = {"similar_contexts": upload("sc_source", "sc_upload", "text\nA short one.\n" + LONG)}
-
-
 @pytest.mark.parametrize("entry", PAGES, ids=[entry.url_path or "overview" for entry in PAGES])
 def test_every_page_that_cuts_text_says_so(entry) -> None:  # noqa: ANN001 - a PageEntry
-    assert entry.url_path in LONG_TEXT, f"{entry.file}: say here how a user gives it a long text"
-    give = LONG_TEXT[entry.url_path]
-    if give is None:
-        return
-    for action in (give, UPLOAD_CUT.get(entry.url_path)):
-        if action is None:
-            continue
+    for give in checks(entry).long_text:  # the page's test module says how a user gives it a long text
         at = open_page(entry.file)
-        action(at)
+        give(at)
         assert not at.exception, at.exception
         notes = [w.value for w in at.warning if CUT in w.value]
         assert len(notes) == 1, (entry.file, [w.value for w in at.warning])
 
 
+def test_every_page_that_takes_text_gives_a_long_one() -> None:
+    """A page with a text box or an uploader must say, in its checks, how a user gives it a long text."""
+    for entry in PAGES:
+        takes_text = any(kind in (ROOT / entry.file).read_text() for kind in ("st.text_area(", "st.text_input(",
+                                                                            "corpus_source("))
+        assert bool(checks(entry).long_text) == takes_text, entry.file
+
+
 # ---- token budgets: refused just over, before any model run; used just under --------------------------------
 
-UPLOADERS = {"similar_contexts": ("sc_source", "sc_upload"), "sentence_pooling": ("sp_source", "sp_upload"),
-             "task_measures": ("tm_source", "tm_upload")}
+UPLOADERS = {entry.url_path: checks(entry).uploader for entry in PAGES if checks(entry).uploader}
 ROWS = [f"Row {i} says the river bank flooded after the spring rain,{'ab'[i % 2]}" for i in range(24)]
 
 
@@ -123,7 +92,7 @@ def test_an_upload_just_over_the_default_budget_is_refused_before_any_model_run(
     source, uploader = UPLOADERS[url_path]
     assert f"{budget:,} tokens" in at.radio(key=source).set_value("Upload a CSV").run().get("file_uploader")[0].proto.label
     before = len(model_calls)
-    upload(source, uploader, "text,label\n" + "".join(f"{row},{i % 2}\n" for i in range(rows)))(at)
+    uploaded((source, uploader), "text,label\n" + "".join(f"{row},{i % 2}\n" for i in range(rows)))(at)
     assert not at.exception and len(model_calls) == before
     assert [e.value.replace("\\", "") for e in at.error] == [  # as shown: Markdown's escapes removed
         f"This file holds {rows * per_row:,} tokens as the model reads them; {page(url_path).title} takes at most "
@@ -141,7 +110,7 @@ def test_an_upload_at_the_budget_works_and_one_token_over_does_not(url_path: str
     for budget, refused in ((total, False), (total - 1, True)):
         monkeypatch.setenv("BERTVIZ_MAX_TOKENS", str(budget))
         at = open_page(f"pages/{url_path}.py")
-        upload(source, uploader, "text,label\n" + "\n".join(ROWS))(at)
+        uploaded((source, uploader), "text,label\n" + "\n".join(ROWS))(at)
         assert not at.exception
         errors = [e.value for e in at.error]
         assert bool(errors) == refused, (budget, errors)

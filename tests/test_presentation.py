@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from live_app import CHROMIUM, DRAWN_JS, running_app, wait_idle
+from page_checks import checks
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("BERTVIZ_REQUIRE_BROWSER"):
@@ -33,17 +34,8 @@ WIDTH, HEIGHT = 853, 480  # 1280 x 720 at 150 %
 MIN_FONT_PX = 12
 SHOTS = Path(os.environ.get("BERTVIZ_SHOTS", "/tmp/present_shots"))
 # Views reached only through a tab or a choice, as query parameters (the tabs are bound to the link), and
-# the longest choices of the boxes that are narrowest.
-EXTRA_VIEWS = {
-    "tokenization": ["tok_tab=Vocabulary"],
-    "word_similarity": ["ws_metric=euclidean+distance&ws_strategy=sum+of+all+layers"],
-    "similar_contexts": ["sc_metric=euclidean+distance"],
-    "compare_sentences": ["cs_metric=euclidean+distance&cs_strategy=first_last_avg"],
-    "sentence_pooling": ["sp_cell=mean_no_special&sp_strats=mean_sqrt_len&sp_strats=first_last_avg"],
-    "layer_values": ["lv_tab=Token+%C3%97+dimension+at+the+chosen+layer"],
-    "attention": ["at_tab=Model+view", "at_tab=Statistics", "at_tab=From+one+token"],
-    "task_measures": ["tm_tab=Similarity+correlation", "tm_tab=Maps"],
-}
+# the longest choices of the boxes that are narrowest: each page's checks name them.
+EXTRA_VIEWS = {entry.url_path: checks(entry).extra_views for entry in PAGES}
 VIEWS = [(entry.url_path, "") for entry in PAGES] + [
     (path, query) for path, queries in EXTRA_VIEWS.items() for query in queries]
 

@@ -4,7 +4,7 @@ Each function returns the source of a short program that loads the model the app
 numbers a view shows, the same on every BERT-family architecture the app admits: the tokenizer is told the
 model's usable length, segments count only where the model uses them, a word's pieces are found by their
 characters with the spaces some tokenizers count in a word's first piece trimmed, and the logit lens applies
-the architecture's own masked-LM head. tests/test_recipes.py runs every recipe on every model of the
+the architecture's own masked-LM head. tests/core/test_recipes.py runs every recipe on every model of the
 model-family fixture against the core.
 
 ``common``: the load lines and shared snippets; ``views``: one text (tokens, hidden states, layer values,

@@ -7,10 +7,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import chart, charts, open_page, save_tiny_bert
+from page_checks import LONG, PageChecks, slider, typed
 from test_attention import plain_attentions
 
 from bertviz_core import load_encoder
 from bertviz_core.corpora import TUTORIAL
+
+
+CHECKS = PageChecks(
+    settings=(("slider", "at_layer", 3), ("multiselect", "at_heads", [2, 5]), ("selectbox", "at_token", 4),
+              ("session_state", "at_tab", "Statistics"), ("session_state", "at_tab", "From one token")),
+    timed_change=("layer", "?at_layer=3", slider),
+    long_text=(typed("text_area", "at_text", LONG),),
+    shared_query="at_text=The+cat+sat+on+the+mat.&at_layer=4&at_heads=head+2&at_heads=head+5&at_token=3"
+                 "&at_tab=Statistics",
+    extra_views=("at_tab=Model+view", "at_tab=Statistics", "at_tab=From+one+token"),
+    visit=lambda words: {"at_text": words(600), "at_tab": "Model view"},
+)
 
 PAGE = "pages/attention.py"
 

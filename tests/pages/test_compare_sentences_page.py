@@ -4,6 +4,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import chart, chart_title, charts, open_page, plotly_array, table
+from page_checks import LONG, PageChecks, slider, typed
+
+
+CHECKS = PageChecks(
+    settings=(("slider", "cs_layer", 2), ("selectbox", "cs_strategy", "max"), ("selectbox", "cs_metric", "euclidean distance"),
+              ("radio", "cs_correct", "whitening"), ("selectbox", "cs_query", 2)),
+    timed_change=("layer", "?cs_layer=4", slider),
+    long_text=(typed("text_area", "cs_texts", f"A short one.\n{LONG}"),),
+    shared_query="cs_texts=One+sentence.%0AAnother+one.%0AA+third.&cs_strategy=max&cs_layer=2"
+                 "&cs_metric=dot+product&cs_correct=whitening&cs_k=8&cs_query=1&cs_pair=true",
+    extra_views=("cs_metric=euclidean+distance&cs_strategy=first_last_avg",),
+    visit=lambda words: {"cs_texts": "\n".join(f"{words(10)}." for _ in range(60))},
+)
 
 PAGE = "pages/compare_sentences.py"
 

@@ -6,6 +6,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import chart, chart_title, charts, open_page, plotly_array, table
+from page_checks import LONG, PageChecks, slider, typed
+
+
+CHECKS = PageChecks(
+    settings=(("slider", "lv_layer", 2), ("selectbox", "lv_token", 3), ("radio", "lv_scope", "all tokens"),
+              ("slider", "lv_k", 2.5)),
+    timed_change=("layer", "?lv_layer=4", slider),
+    long_text=(typed("text_area", "lv_text", LONG),),
+    shared_query="lv_text=Another+text+to+share&lv_layer=3&lv_token=2&lv_scope=all+tokens&lv_k=4.5&lv_share=0.3",
+    extra_views=("lv_tab=Token+%C3%97+dimension+at+the+chosen+layer",),
+    visit=lambda words: {"lv_text": words(600)},
+)
 
 PAGE = "pages/layer_values.py"
 

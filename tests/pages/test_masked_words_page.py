@@ -12,6 +12,7 @@ import pytest
 from conftest import APP, chart, charts, open_page, plotly_array, table
 from live_app import CHROMIUM, running_app, wait_idle
 from model_family import EXTRAS, FAMILY
+from page_checks import LONG, PageChecks, slider, typed
 from streamlit.testing.v1 import AppTest
 from test_embedding_lens import narrow
 from test_recipes import run
@@ -19,6 +20,17 @@ from test_recipes import run
 from bertviz_core import Encoder, recipes
 from bertviz_core.embedding_lens import nearest_input_embeddings
 from bertviz_core.masked import MAX_MASKS
+
+
+CHECKS = PageChecks(
+    settings=(("slider", "mw_layer", 3), ("slider", "mw_k", 4), ("slider", "mw_layer", 12)),
+    timed_change=("guesses shown", "?model=Custom+id+or+path%E2%80%A6&custom_model={mlm}&mw_k=9", slider),
+    long_text=(typed("text_area", "mw_text", LONG.replace("river", "[MASK]")),),
+    shared_query="model=Custom+id+or+path%E2%80%A6&custom_model={mlm}&mw_mode=Mask+a+word"
+                 "&mw_sentence=The+cat+sat+on+the+mat.&mw_word=sat&mw_k=5&mw_layer=3",
+    visit=lambda words: {"mw_text": f"{words(40)} [MASK] {words(20)}."},
+    needs_mlm_head=True,
+)
 
 PAGE = "pages/masked_words.py"
 TEXT = "The [MASK] by the river was [MASK]."

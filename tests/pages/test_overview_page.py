@@ -6,6 +6,10 @@ import subprocess
 import sys
 
 from conftest import APP, open_page
+from page_checks import PageChecks
+
+
+CHECKS = PageChecks()  # no settings, no text: the loops over the registry pass it by
 
 
 PRELOAD_PROBE = """

@@ -3,11 +3,27 @@ from __future__ import annotations
 
 import pytest
 from conftest import chart, open_page, scatter_grid
+from page_checks import LABELLED_LONG, UPLOAD, PageChecks, multiselect_last, uploaded
 
+from bertviz_core import describe
 from bertviz_core.corpora import news_topics, read_table
 from bertviz_core.encoder import Encoder
+from bertviz_core.figures import layer_label
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.pooling_grid import cell_vectors, check_labels, score_cell, separation_scores
+
+
+UPLOADER = ("sp_source", "sp_upload")
+CHECKS = PageChecks(
+    settings=(("multiselect", "sp_layers", [1, 2]), ("multiselect", "sp_strats", ["max", "cls"])),
+    # the grid shows the bundled model's last layer by default
+    timed_change=("layers", "", multiselect_last("Layers", layer_label(describe().num_layers))),
+    long_text=(uploaded(UPLOADER, LABELLED_LONG),),
+    uploader=UPLOADER,
+    shared_query="sp_cell=max&sp_cell_layer=2&sp_strats=cls&sp_strats=max&sp_layers=1&sp_layers=4",
+    extra_views=("sp_cell=mean_no_special&sp_strats=mean_sqrt_len&sp_strats=first_last_avg",),
+    visit=lambda words: {UPLOADER[0]: UPLOAD},
+)
 
 PAGE = "pages/sentence_pooling.py"
 

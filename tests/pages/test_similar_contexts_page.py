@@ -5,8 +5,24 @@ from __future__ import annotations
 import re
 
 from conftest import open_page, table
+from page_checks import LONG, PageChecks, slider, typed, uploaded
 
 from bertviz_core.corpora import TUTORIAL
+
+
+UPLOADER = ("sc_source", "sc_upload")
+CHECKS = PageChecks(
+    settings=(("slider", "sc_layer_left", 2), ("slider", "sc_layer_right", 4), ("slider", "sc_k", 5),
+              ("selectbox", "sc_metric", "dot product"), ("selectbox", "sc_token", 4),
+              ("selectbox", "sc_strategy", "max"), ("radio", "sc_adjusted", "adjusted")),
+    timed_change=("layer", "?sc_layer_left=2", slider),
+    long_text=(typed("text_input", "sc_text", LONG[:4000]), uploaded(UPLOADER, "text\nA short one.\n" + LONG)),
+    uploader=UPLOADER,
+    shared_query="sc_text=The+river+bank+was+muddy.&sc_token=3&sc_layer_left=2&sc_k=5&sc_metric=dot+product"
+                 "&sc_strategy=max&sc_adjusted=adjusted",
+    extra_views=("sc_metric=euclidean+distance",),
+    visit=lambda words: {"sc_text": f"{words(30)} {TUTORIAL}"},
+)
 
 PAGE = "pages/similar_contexts.py"
 

@@ -5,10 +5,26 @@ from __future__ import annotations
 
 import pytest
 from conftest import APP, charts, open_page, scatter_grid
+from page_checks import LABELLED_LONG, UPLOAD, PageChecks, choose, uploaded
 from streamlit.testing.v1 import AppTest
 
 from bertviz_core.corpora import news_topics
 from bertviz_core.projection import PROJECTIONS
+
+
+UPLOADER = ("tm_source", "tm_upload")
+CHECKS = PageChecks(
+    # its other tabs encode other texts (the scored pairs) when first opened: new input, not a setting
+    settings=(("radio", "tm_probe_score", "macro-F1"), ("selectbox", "tm_probe_cell", "max · layer 2"),
+              ("multiselect", "tm_layers", [1, 2, 3]), ("multiselect", "tm_strats", ["mean", "max"])),
+    timed_change=("probe score", "", choose("Probe score", ("macro-F1", "accuracy"))),
+    long_text=(uploaded(UPLOADER, LABELLED_LONG),),
+    uploader=UPLOADER,
+    shared_query="tm_strats=mean&tm_strats=max&tm_layers=layer+2&tm_layers=layer+5&tm_probe_score=macro-F1"
+                 "&tm_probe_cell=max+%C2%B7+layer+5",
+    extra_views=("tm_tab=Similarity+correlation", "tm_tab=Maps"),
+    visit=lambda words: {UPLOADER[0]: UPLOAD},
+)
 
 PAGE = "pages/task_measures.py"
 

@@ -5,6 +5,18 @@ from pathlib import Path
 
 import pytest
 from conftest import TUTORIAL_IDS, open_page, open_vocabulary, table
+from page_checks import LONG, PageChecks, toggle, typed
+
+
+CHECKS = PageChecks(
+    settings=(("toggle", "tok_pad", True), ("number_input", "tok_T", 40), ("session_state", "tok_tab", "Vocabulary"),
+              ("toggle", "voc_re", True)),
+    timed_change=("padding toggle", "", toggle("Pad to a fixed length T")),
+    long_text=(typed("text_area", "tok_text", LONG),),
+    shared_query="tok_text=Shared+text+here&tok_pair=and+a+pair&tok_pad=true&tok_T=40",
+    extra_views=("tok_tab=Vocabulary",),
+    visit=lambda words: {"tok_text": words(600)},
+)
 
 
 def token_table(at):

@@ -3,6 +3,27 @@ from __future__ import annotations
 
 import pytest
 from conftest import chart, chart_title, charts, open_page, table
+from page_checks import LONG, PageChecks, select
+from streamlit.testing.v1 import AppTest
+
+
+def long_texts(at: AppTest) -> None:
+    at.text_input(key="ws_word").set_value("bank").run()
+    at.text_area(key="ws_texts").set_value(f"{LONG}\nWe sat on the bank.\nThe bank lent money.").run()
+
+
+CHECKS = PageChecks(
+    settings=(("selectbox", "ws_strategy", "layer 2"), ("selectbox", "ws_metric", "dot product"),
+              ("selectbox", "ws_sub", "first"), ("radio", "ws_score", "gap")),
+    timed_change=("strategy", "", select("Word vector", ("layer 1", "layer 2"))),
+    long_text=(long_texts,),
+    shared_query="ws_preset=crane&ws_texts=A+crane+lifted+steel.%0AThe+crane+flew+south.%0AA+crane+is+a+bird."
+                 "&ws_word=crane&ws_sub=first&ws_strategy=layer+2&ws_metric=dot+product&ws_score=gap"
+                 "&ws_senses=machine|bird|bird",
+    extra_views=("ws_metric=euclidean+distance&ws_strategy=sum+of+all+layers",),
+    visit=lambda words: {"ws_preset": "(your own texts)", "ws_word": "bank",
+                         "ws_texts": "\n".join(f"{words(10)} the bank was there." for _ in range(20))},
+)
 
 PAGE = "pages/word_similarity.py"
 
