@@ -1,7 +1,7 @@
 """What the cross-cutting tests and the benchmarks do on each page, declared by the page's own test module.
 
 Each page of the registry has a test module tests/pages/test_<page file's stem>_page.py that declares
-``CHECKS = PageChecks(...)``. The loops over ``PAGES`` (tests/test_lengths.py, tests/test_browser.py,
+``CHECKS = PageChecks(...)``. The loops over ``PAGES`` (tests/test_lengths.py, tests/test_browser_links.py,
 tests/test_presentation.py, bench/model_calls.py, bench/interaction_latency.py, bench/visitors_memory.py) read it
 through ``checks(entry)``, so a new page is its page file, one registry entry and its test module, and a page
 without checks stops them with a message that names it.
@@ -9,6 +9,7 @@ without checks stops them with a message that names it.
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,8 +62,13 @@ LONG = "The bank by the river flooded. " + "word " * 700  # longer than any mode
 LABELLED_LONG = "text,label\n" + "\n".join([f"Short text number {i} here,{i % 2}" for i in range(10)] + [f"{LONG},1"])
 
 
+# Where the page test modules and the core tests they import live: pytest.ini's pythonpath, which the benches lack.
+TEST_ROOMS = [str(Path(__file__).resolve().parent / room) for room in ("pages", "core")]
+
+
 def checks(entry: PageEntry) -> PageChecks:
     """The ``CHECKS`` of ``entry``'s test module; LookupError naming the page and the module when there is none."""
+    sys.path.extend(room for room in TEST_ROOMS if room not in sys.path)
     name = f"test_{Path(entry.file).stem}_page"
     try:
         module = importlib.import_module(name)
