@@ -6,6 +6,7 @@ import base64
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -116,6 +117,23 @@ def browser():  # noqa: ANN201 - a playwright Browser
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[str]:
+    """The app served by ``streamlit run`` for the real-browser tests of a session (of a test worker)."""
+    from live_app import running_app
+
+    with running_app() as app:
+        yield app.url
+
+
+@pytest.fixture(scope="session")
+def mlm_folder(mlm_dir: Path) -> str:
+    """conftest's tiny model with a masked-language-model head, as a link gives it, for the page that needs one."""
+    from urllib.parse import quote
+
+    return quote(str(mlm_dir))
 
 
 @pytest.fixture

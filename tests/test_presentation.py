@@ -7,24 +7,21 @@ or lying on other text (rotated labels compared as the rotated rectangles they a
 least 12 CSS px, and no picker showing its value cut short ("euclide", "ls ×") or its tags spilt out of
 its box. Normal mode at the same size must not clip, overlap or cut either; there, charts may be taller
 than the screen (the page scrolls).
-Screenshots of every view go to BERTVIZ_SHOTS (default /tmp/present_shots) for a person to look at.
+With BERTVIZ_SHOTS=<folder>, screenshots of every view (and each chart and table brought into view) go there
+for a person to look at (`make screenshots` writes the README's); the suite takes none by default.
 """
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from live_app import CHROMIUM, DRAWN_JS, running_app, wait_idle
+from browser_views import require_chromium
+from live_app import DRAWN_JS, wait_idle
 from page_checks import checks
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("BERTVIZ_REQUIRE_BROWSER"):
-        raise RuntimeError("BERTVIZ_REQUIRE_BROWSER is set but chromium is missing: apt-get install chromium")
-    pytest.skip("chromium is not installed (apt-get install chromium); skipping browser tests",
-                allow_module_level=True)
+require_chromium()
 
 from playwright.sync_api import Browser, Page  # noqa: E402
 
@@ -32,7 +29,7 @@ from bertviz_core.page_registry import PAGES  # noqa: E402
 
 WIDTH, HEIGHT = 853, 480  # 1280 x 720 at 150 %
 MIN_FONT_PX = 12
-SHOTS = Path(os.environ.get("BERTVIZ_SHOTS", "/tmp/present_shots"))
+SHOTS = os.environ.get("BERTVIZ_SHOTS")  # a folder for the screenshots, or None: take none
 # Views reached only through a tab or a choice, as query parameters (the tabs are bound to the link), and
 # the longest choices of the boxes that are narrowest: each page's checks name them.
 EXTRA_VIEWS = {entry.url_path: checks(entry).extra_views for entry in PAGES}
@@ -151,12 +148,6 @@ AUDIT_JS = """([present, minFont]) => {
 # Every chart on the page drawn: plotly's SVG, Vega's canvas.
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with running_app() as app:
-        yield app.url
-
-
 def open_at_150_percent(browser: Browser, url: str) -> Page:
     """A fresh context at 853 x 480 CSS px (1280 x 720 device px), the page run and its charts drawn."""
     page = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1.5).new_page()
@@ -179,13 +170,16 @@ def report(where: str, problems: list[list[str]]) -> str:
 
 
 def screenshots(page: Page, stem: str) -> None:
-    """The screen as opened, then each chart and table brought into view, into SHOTS."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SHOTS / f"{stem}.png")
+    """The screen as opened, then each chart and table brought into view, into SHOTS when it is set."""
+    if not SHOTS:
+        return
+    folder = Path(SHOTS)
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=folder / f"{stem}.png")
     shown = page.locator("[data-testid=stPlotlyChart], [data-testid=stVegaLiteChart], [data-testid=stTable]")
     for i in range(shown.count()):
         shown.nth(i).evaluate("el => el.scrollIntoView({block: 'end'})")  # clear of the header bar when it fits
-        page.screenshot(path=SHOTS / f"{stem}-{i + 1:02d}.png")
+        page.screenshot(path=folder / f"{stem}-{i + 1:02d}.png")
 
 
 @pytest.mark.parametrize("present", [True, False], ids=["presentation", "normal"])

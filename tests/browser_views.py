@@ -1,0 +1,72 @@
+"""Reading the app in a real browser, for the browser test modules: the chromium check, a view opened in a fresh
+context, a chart waited for, the plotly charts' summaries, a selectbox choice, and a grid of scatters' pixels."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from live_app import CHROMIUM, wait_idle
+from playwright.sync_api import Browser, Page
+
+
+def require_chromium() -> None:
+    """Skip the calling test module where chromium is missing, or fail where BERTVIZ_REQUIRE_BROWSER says the
+    browser tests must run (CI)."""
+    if Path(CHROMIUM).exists():
+        return
+    if os.environ.get("BERTVIZ_REQUIRE_BROWSER"):
+        raise RuntimeError("BERTVIZ_REQUIRE_BROWSER is set but chromium is missing: apt-get install chromium")
+    pytest.skip("chromium is not installed (apt-get install chromium); skipping browser tests",
+                allow_module_level=True)
+
+
+def open_view(browser: Browser, url: str) -> Page:
+    """A fresh context (no shared state), the page loaded and its script run finished."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+    page.goto(url)
+    wait_idle(page)
+    return page
+
+
+def wait_for_chart(page: Page, text: str) -> None:
+    """Wait until a chart's title or subplot title contains ``text`` (a rerun can start late under load)."""
+    page.wait_for_function("""expect => Array.from(document.querySelectorAll('.js-plotly-plot')).some(el =>
+        [((el.layout.title && el.layout.title.text) || '').replace(/<br>/g, ' '),  // as read
+         ...(el.layout.annotations || []).map(a => a.text || '')].some(t => t.includes(expect)))""", arg=text, timeout=90_000)
+    wait_idle(page)
+
+
+def plotly_summaries(page: Page, count: int) -> list[dict]:
+    """Title, trace type and number of drawn points of each plotly chart, once ``count`` are drawn."""
+    page.wait_for_function(f"document.querySelectorAll('.js-plotly-plot').length >= {count}", timeout=60_000)
+    return page.evaluate(r"""() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(el => ({
+        title: ((el.layout.title && el.layout.title.text) || '').replace(/<\/?b>/g, '').replace(/<br>/g, ' '), type: el._fullData[0].type, points: el.calcdata[0].length}))""")
+
+
+def choose(page: Page, label: str, option: str) -> None:
+    """Pick ``option`` in the Streamlit selectbox labelled ``label`` and wait for the rerun."""
+    box = page.locator("[data-testid='stSelectbox']").filter(has_text=label)
+    box.locator("input").click()
+    page.get_by_role("option", name=option, exact=True).click()
+    wait_idle(page)
+
+
+GRID_PIXELS = """([key, colours]) => { const canvas = document.querySelector(`.st-key-${key} canvas`);
+    if (!canvas || !canvas.width) return null;
+    const {data} = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+    // points are drawn at opacity 0.8 on white: count the pixels of each colour so blended
+    const blended = colours.map(c => [1, 3, 5].map(i => 0.8 * parseInt(c.slice(i, i + 2), 16) + 0.2 * 255));
+    const counts = colours.map(() => 0);
+    for (let i = 0; i < data.length; i += 4)
+      blended.forEach((rgb, k) => { if (rgb.every((v, j) => Math.abs(v - data[i + j]) < 4)) counts[k] += 1; });
+    const box = canvas.getBoundingClientRect();
+    return {counts, width: box.width, height: box.height}; }"""
+
+
+def scatter_grid_drawn(page: Page, key: str, colours: list[str]) -> dict:
+    """The drawn grid of scatters (``ui.scatter_grid``): its canvas' CSS size and how many of its pixels have
+    each of ``colours`` (as points drawn at opacity 0.8 on white show it)."""
+    page.wait_for_function(f"{GRID_PIXELS}", arg=[key, colours], timeout=120_000)
+    wait_idle(page)
+    return page.evaluate(GRID_PIXELS, [key, colours])
