@@ -254,6 +254,13 @@ def test_every_ui_module_reads_in_one_sitting() -> None:
     assert not {name: n for name, n in lengths.items() if n > UI_MAX_LINES}, lengths
 
 
+def test_the_encoder_class_stays_small() -> None:
+    """The Encoder runs the model and hands out its arrays; what a page makes of them lives in its own module."""
+    tree = ast.parse((ROOT / "bertviz_core" / "encoder.py").read_text(encoding="utf-8"))
+    (encoder,) = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Encoder"]
+    assert encoder.end_lineno - encoder.lineno + 1 < 200
+
+
 def test_no_ui_module_imports_a_module_that_imports_it_back() -> None:
     files = {module_name(path): path for path in UI_FILES}
     graph = {name: imports_of(path, set(files)) - {name} for name, path in files.items()}
