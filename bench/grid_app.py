@@ -6,7 +6,7 @@ A multiselect of layers and a grid of the page's size on the bundled model (each
 chosen layers, one panel per layer-independent strategy, 160 points each in 4 topics) from fixed random
 points, no model. The candidates:
 
-- plotly-svg: the page's drawing before (figures.pca_grid_figure), a plotly subplot with own axes per panel;
+- plotly-svg: the page's drawing before (grid_figures.pca_grid_figure), a plotly subplot with own axes per panel;
 - plotly-webgl: the same layout with WebGL points (scattergl);
 - plotly-tiled: one plotly plot area holding every panel, each scaled into its tile, one trace per topic;
 - plotly-tiled-webgl: the same with WebGL points;
@@ -26,7 +26,8 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bertviz_core import describe  # noqa: E402
-from bertviz_core.figures import Panel, layer_label, pca_grid_figure, unit_square  # noqa: E402
+from bertviz_core.figures import layer_label  # noqa: E402
+from bertviz_core.grid_figures import Panel, pca_grid_figure, unit_square  # noqa: E402
 from bertviz_core.pooling import supported_strategies  # noqa: E402
 from bertviz_core.pooling_grid import grid_cells  # noqa: E402
 from ui import scatter_grid  # noqa: E402
@@ -36,7 +37,7 @@ PALETTE = ["#636efa", "#ef553b", "#00cc96", "#ab63fa"]
 
 def subplots(panels: list[Panel], rows: int, cols: int, labels: list[str], texts: list[str],
              kind: str) -> go.Figure:
-    """figures.pca_grid_figure (a plotly subplot per panel), its points drawn as ``kind``."""
+    """grid_figures.pca_grid_figure (a plotly subplot per panel), its points drawn as ``kind``."""
     figure = pca_grid_figure(panels, rows, cols, labels, texts)
     return go.Figure(dict(data=[trace.to_plotly_json() | {"type": kind} for trace in figure.data],
                           layout=figure.layout))

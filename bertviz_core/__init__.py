@@ -5,7 +5,8 @@ they bring in transformers, which takes seconds; ``describe`` and ``ModelInfo`` 
 """
 from typing import Any
 
-from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, describe
+from bertviz_core.model_files import describe
+from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo
 
 __all__ = ["BUNDLED_MODEL", "KNOWN_HUB_MODELS", "Encoder", "Encoding", "ModelInfo", "describe", "load_encoder", "open_store"]
 

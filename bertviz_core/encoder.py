@@ -23,8 +23,8 @@ import bertviz_core.checks as checks
 from bertviz_core.encoding import Encoding, ModelInput
 from bertviz_core.identity import model_identity
 from bertviz_core.masked import NO_HEAD_REASON, fill_mask
-from bertviz_core.models import (ModelInfo, load_pretrained, max_length, resolve_device, resolve_source,
-                                 segments_note)
+from bertviz_core.model_files import max_length
+from bertviz_core.models import ModelInfo, load_pretrained, resolve_device, resolve_source, segments_note
 from bertviz_core.pooling import POOLINGS, BatchStates, check_strategies
 from bertviz_core.tokenizing import SharedTokenizer, batches, padded
 from bertviz_core.tokens import token_frame
@@ -69,7 +69,7 @@ class Encoder:
         self.tokenizer = tokenizer
         self.model = model
         self.info = info
-        self._head = head  # the masked-language-model head (models.MaskedLMHead), None when there is none
+        self._head = head  # the masked-language-model head (mlm_head.MaskedLMHead), None when there is none
         # Why the model sees segment 0 throughout (None when it uses segments): token type ids are passed
         # to the model, and shown, only where the model has them and its tokenizer gives them.
         self.segments_note = segments_note(tokenizer, model.config)

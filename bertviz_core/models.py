@@ -2,7 +2,7 @@
 
 Nothing here runs remote code: every loader call passes ``trust_remote_code=False`` and a
 local checkpoint whose config asks for custom code (``auto_map``) is refused up front.
-transformers is imported only when a model is loaded (it takes seconds): ``describe`` reads a
+transformers is imported only when a model is loaded (it takes seconds); ``model_files.describe`` reads a
 local model's facts from its files, so an app can show them before any weights are needed.
 """
 from __future__ import annotations
@@ -18,6 +18,7 @@ from urllib.parse import urlparse
 
 import torch
 
+from bertviz_core.mlm_head import MaskedLMHead
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -163,7 +164,7 @@ def _device_ok(device: str) -> bool:
     return True
 
 
-def _refuse_remote_code(source: ModelSource) -> None:
+def refuse_remote_code(source: ModelSource) -> None:
     if source.kind == "hub":
         return
     if "auto_map" in read_config(source):
@@ -203,7 +204,7 @@ def load_pretrained(
     with _IMPORT_LOCK:  # transformers' lazy module is not safe to import from two threads at once
         from transformers import AutoModel, AutoTokenizer
 
-    _refuse_remote_code(source)
+    refuse_remote_code(source)
     local_only = source.kind != "hub" or not hub_reachable()
     try:
         with _LOAD_LOCK:
@@ -250,50 +251,6 @@ def mlm_head(location: str, base: PreTrainedModel, local_only: bool = True) -> t
     return MaskedLMHead(model, base)
 
 
-class _StatesIn(torch.nn.Module):
-    """Stands in for the encoder inside a *ForMaskedLM model: hands the hidden states it is given (as
-    ``inputs_embeds``) on as the encoder's output. Other attributes are the real encoder's (DeBERTa's head
-    reads its word embeddings)."""
-
-    def __init__(self, base: PreTrainedModel) -> None:
-        super().__init__()
-        self.base = base
-
-    def forward(self, *args: Any, inputs_embeds: torch.Tensor | None = None, **kwargs: Any) -> Any:
-        from transformers.modeling_outputs import BaseModelOutput
-
-        return BaseModelOutput(last_hidden_state=inputs_embeds)
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return super().__getattr__(name)
-        except AttributeError:
-            return getattr(self._modules["base"], name)
-
-
-class MaskedLMHead(torch.nn.Module):
-    """A *ForMaskedLM model whose encoder is replaced by ``_StatesIn``: calling it on hidden states
-    (..., tokens, hidden) gives the head's logits (..., tokens, vocab), exactly what the model computes
-    from its last hidden state. The decoder is tied back to the encoder's word embeddings where the model
-    ties them, so the head costs only its own weights.
-
-    ``final_norm`` is the norm the encoder applies after its last layer only (ModernBERT's), or None: the
-    last hidden state has been through it, earlier layers' states have not, so the logit lens applies it
-    to those before the head, as the model would if it stopped there."""
-
-    def __init__(self, model: PreTrainedModel, base: PreTrainedModel) -> None:
-        super().__init__()
-        output = model.get_output_embeddings()
-        if output is not None and output.weight is model.get_input_embeddings().weight:  # tied: share ours
-            output.weight = base.get_input_embeddings().weight
-        setattr(model, model.base_model_prefix, _StatesIn(base))
-        self.model = model.eval().to(base.device)
-        self.final_norm: torch.nn.Module | None = getattr(base, "final_norm", None)
-
-    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
-        return self.model(inputs_embeds=hidden.to(self.model.dtype)).logits
-
-
 def segments_note(tokenizer: PreTrainedTokenizerBase, config: Any) -> str | None:
     """None when the model really receives segments (token type ids: 0 for a pair's first text, 1 for its
     second); otherwise the sentence saying why it receives none, and so sees segment 0 throughout: a model
@@ -322,86 +279,3 @@ def hub_reachable(timeout: float = HUB_PROBE_SECONDS) -> bool:
             return True
     except OSError:
         return False
-
-
-# Model types whose position ids start after the padding id (RoBERTa's scheme): the first pad_token_id + 1
-# rows of the position table are never used for tokens, so fewer positions remain than the table has.
-POSITIONS_AFTER_PADDING: frozenset[str] = frozenset(
-    {"roberta", "xlm-roberta", "xlm-roberta-xl", "camembert", "data2vec-text", "longformer", "ibert", "luke",
-     "mpnet", "roberta-prelayernorm", "xmod"})
-# Config keys for a model's size where an architecture names them differently (DistilBERT: n_layers, dim).
-CONFIG_ALIASES: dict[str, tuple[str, ...]] = {
-    "num_hidden_layers": ("num_hidden_layers", "n_layers", "num_layers"),
-    "hidden_size": ("hidden_size", "dim", "d_model"),
-    "max_position_embeddings": ("max_position_embeddings", "n_positions"),
-}
-
-
-def max_length(tokenizer_max: int, config: dict[str, Any]) -> int:
-    """Tokens the model takes: the positions its table really offers (minus RoBERTa's padding offset), or
-    fewer when the tokenizer says so (a huge tokenizer value means "no limit set")."""
-    positions = config_value(config, "max_position_embeddings")
-    if config.get("model_type") in POSITIONS_AFTER_PADDING:
-        positions -= int(config.get("pad_token_id") or 0) + 1
-    return min(tokenizer_max if tokenizer_max < 100_000 else 10**9, positions)
-
-
-def config_value(config: dict[str, Any], key: str) -> Any:
-    """``config[key]`` under any of its names (``CONFIG_ALIASES``); None when the config names none."""
-    return next((config[name] for name in CONFIG_ALIASES.get(key, (key,)) if name in config), None)
-
-
-def checkpoint_keys(folder: Path) -> list[str] | None:
-    """The weight names of a saved model, read without loading the weights (safetensors' header, or a
-    ``pytorch_model.bin`` mapped lazily); None when there is no single weights file."""
-    from safetensors import safe_open
-
-    if (folder / "model.safetensors").is_file():
-        with safe_open(folder / "model.safetensors", framework="numpy") as tensors:
-            return list(tensors.keys())
-    if (folder / "pytorch_model.bin").is_file():
-        return list(torch.load(folder / "pytorch_model.bin", map_location="meta", weights_only=True, mmap=True))
-    return None
-
-
-def describe(model: str | None = None, device: str = "auto") -> ModelInfo | None:
-    """A local model's facts (bundled or a directory) read from its files, without importing
-    transformers or loading weights: the ``ModelInfo`` that ``load_encoder(model, device).info`` has, but for
-    its ``identity``, left "" (hashing the weights is loading's work; only stored results need it).
-
-    None where the files cannot tell: a hub id, no tokenizer.json or single weights file, sizes the config
-    leaves to the library's defaults, or a checkpoint saved with heads (``architectures`` names a class other
-    than the bare encoder), where only loading decides whether its masked-language-model head is whole.
-    Raises ``ValueError`` as ``load_encoder`` does for a missing folder, remote code or a bad device.
-    """
-    from tokenizers import Tokenizer
-
-    source, device = resolve_source(model), resolve_device(device)
-    if source.kind == "hub":
-        return None
-    _refuse_remote_code(source)
-    folder = Path(source.location)
-    tokenizer_file = folder / "tokenizer.json"
-    config = read_config(source)
-    sizes = {key: config_value(config, key) for key in CONFIG_ALIASES}
-    architectures = config.get("architectures")
-    if (not tokenizer_file.is_file() or not isinstance(config.get("model_type"), str)
-            or not all(isinstance(value, int) for value in sizes.values())
-            or not isinstance(architectures, list) or not all(str(a).endswith("Model") for a in architectures)):
-        return None
-    settings, tokenizer_max = folder / "tokenizer_config.json", 10**9
-    try:
-        if settings.is_file():
-            tokenizer_max = int(json.loads(settings.read_text(encoding="utf-8")).get("model_max_length", 10**9))
-        keys = checkpoint_keys(folder)
-        vocab_size = Tokenizer.from_file(str(tokenizer_file)).get_vocab_size(with_added_tokens=True)
-    except Exception:  # noqa: BLE001 - safetensors, torch and tokenizers raise their own error types; loading says what is wrong
-        return None
-    if keys is None:
-        return None
-    return ModelInfo(
-        name=source.name, source=source.location, kind=source.kind, model_type=config["model_type"],
-        num_layers=sizes["num_hidden_layers"], hidden_size=sizes["hidden_size"], vocab_size=vocab_size,
-        max_length=max_length(tokenizer_max, config), device=device,
-        has_pooler=any("pooler" in key for key in keys), has_mlm_head=False, requested=source.requested,
-    )

@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from bertviz_core import figures, recipes
+from bertviz_core import figures, grid_figures, recipes
 from bertviz_core.lengths import cut_note
 from bertviz_core.page_views import layer_numbers, pooling_default_layers
 from bertviz_core.pooling import POOLINGS, supported_strategies
@@ -91,7 +91,7 @@ def grid_view(key: tuple[str, str], texts: tuple[str, ...], corpus_id: str, labe
         st.info("Choose at least one pooling strategy and one layer.")
         return
     rows = grid_cells(strategies, layers, num_layers)
-    panels = [figures.Panel(r, c, cell_title(cell, result, labels_id is not None), result.coords, cell.strategy)
+    panels = [grid_figures.Panel(r, c, cell_title(cell, result, labels_id is not None), result.coords, cell.strategy)
               for r, row in enumerate(rows, start=1) for c, cell in enumerate(row, start=1)
               for result in [pooling_cell(key, corpus_id, labels_id, cell, pooled, check.scored)]]
     scatter_grid(panels, len(layers), check.colour, texts, "sp_grid", "Download every panel's PCA coordinates (CSV)",
@@ -115,7 +115,7 @@ result = pooling_cell(key, corpus_id, labels_id, picked, pooled, label_check.sco
 vectors, coords = cell_vectors(pooled, picked), result.coords
 stem = pick if pick_layer is None else f"{pick}_layer{pick_layer}"
 drawn, downloads = st.columns([3, 1], vertical_alignment="center")
-chart(figures.pca_grid_figure([figures.Panel(1, 1, cell_title(picked, result, labels_id is not None), coords, pick)],
+chart(grid_figures.pca_grid_figure([grid_figures.Panel(1, 1, cell_title(picked, result, labels_id is not None), coords, pick)],
                               1, 1, label_check.colour, texts, panel_px=420), key="sp_cell_map", container=drawn)
 with downloads:
     st.caption("Zoom in, hover a point for its text, save the picture (camera button), or take the numbers:")

@@ -3,7 +3,7 @@ correlation with gold similarity scores, beside maps that say how faithful they 
 import pandas as pd
 import streamlit as st
 
-from bertviz_core import figures, recipes
+from bertviz_core import figures, grid_figures, recipes
 from bertviz_core.corpora import sentence_pairs
 from bertviz_core.lengths import cut_note
 from bertviz_core.page_views import (
@@ -213,5 +213,5 @@ with maps_tab:
         for r, c, cell in progress_over(positions, f"{projection}: 0 of {len(positions)} maps",
                                         lambda done, total: f"{projection}: {done} of {total} maps"):
             coords, trust = or_stop(lambda: map_cell(key, corpus_id, cell, projection, pooled), icon="🗺️")
-            panels.append(figures.Panel(r, c, map_title(cell.layer, trust), coords, cell.strategy))
+            panels.append(grid_figures.Panel(r, c, map_title(cell.layer, trust), coords, cell.strategy))
         scatter_grid(panels, width, labels, texts, "tm_maps", "Download every map (CSV)", "maps.csv")

@@ -254,6 +254,13 @@ def test_every_ui_module_reads_in_one_sitting() -> None:
     assert not {name: n for name, n in lengths.items() if n > UI_MAX_LINES}, lengths
 
 
+def test_every_core_module_reads_in_one_sitting() -> None:
+    lengths = {str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+               for path in (ROOT / "bertviz_core").rglob("*.py")}
+    assert len(lengths) > 30 and "bertviz_core/precompute/run.py" in lengths  # subpackages are seen
+    assert not {name: n for name, n in lengths.items() if n > 300}, "over 300 lines"
+
+
 def test_the_encoder_class_stays_small() -> None:
     """The Encoder runs the model and hands out its arrays; what a page makes of them lives in its own module."""
     tree = ast.parse((ROOT / "bertviz_core" / "encoder.py").read_text(encoding="utf-8"))

@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page  # noqa: E402
 from plotly.colors import qualitative  # noqa: E402
 
 from bertviz_core.corpora import news_topics  # noqa: E402
-from bertviz_core.figures import GRID_ROW_PX  # noqa: E402
+from bertviz_core.grid_figures import GRID_ROW_PX  # noqa: E402
 
 
 # Where the last point drawn in a grid of scatters lies (CSS px in the viewport, the canvas' bottom brought into

@@ -157,12 +157,12 @@ def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
 
 def scatter_grid(panels: list[Any], cols: int, labels: list[str] | None, texts: list[str], key: str,
                  csv_label: str, csv_name: str) -> None:
-    """A grid of scatters (``figures.Panel``s, ``cols`` to a row) drawn on one canvas, and its points as a
+    """A grid of scatters (``grid_figures.Panel``s, ``cols`` to a row) drawn on one canvas, and its points as a
     CSV (panel, text, label, x, y). The chart's toolbar saves it as PNG; in presentation mode text is larger."""
-    import bertviz_core.figures as figures
+    import bertviz_core.grid_figures as grid_figures
 
-    spec, data = figures.pca_grid_spec(panels, cols, labels, texts, font_px=17 if presenting() else 12,
-                                       height_px=ui_present.GRID_PX if presenting() else None)
+    spec, data = grid_figures.pca_grid_spec(panels, cols, labels, texts, font_px=17 if presenting() else 12,
+                                            height_px=ui_present.GRID_PX if presenting() else None)
     with st.container(key=key):  # the chart itself carries no key on the page
         st.vega_lite_chart(spec=spec, key=f"{key}_chart", width="stretch")
     panel_names = data["title"].astype(str).str.replace("\n", " · ")  # one line per panel name

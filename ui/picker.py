@@ -13,7 +13,8 @@ import cachetools
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices, describe
+from bertviz_core.model_files import describe
+from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices
 
 from ui.display import literal
 from ui.links import PICTURE_FORMATS, PRESENT

@@ -32,18 +32,21 @@ EXEMPT: dict[str, str] = {
     "encoder.library_versions": "takes no argument: it reads the installed libraries' versions",
     **{f"store.{name}": "takes no argument: it reads the server's settings or hands freed memory back"
        for name in ("cache_budget", "spill_budget", "spill_folder", "release_free_memory")},
+    **{f"grid_figures.{name}": "lays out the (checked) PCA or map coordinates of the grids; it computes no number"
+       for name in ("pca_grid_figure", "unit_square", "pca_grid_spec")},
     **{f"figures.{name}": "draws the (checked) output of the functions above; it computes no number"
        for name in ("plain", "plains", "hover_texts", "layer_label", "histogram_figure", "layer_distributions_figure",
                     "heatmap_figure", "token_labels", "attention_figure", "thumbnail_grid_figure", "table_heatmap",
-                    "score_grid_figure", "pair_curves_figure", "pca_grid_figure", "unit_square", "pca_grid_spec",
-                    "ranking_figure", "guess_grid_figure", "rank_curves_figure", "layer_share_figure",
+                    "score_grid_figure", "pair_curves_figure", "ranking_figure", "guess_grid_figure", "rank_curves_figure", "layer_share_figure",
                     "measures_figure")},
     **{f"masked.{name}": "takes the ModelInput, Word or logits the Encoder made for the same text (masked.masks "
                          "and masked.logit_lens check what the user gives)"
        for name in ("find_masks", "words", "word_labels", "mask_word", "apply_head", "lens")},
     **{f"models.{name}": "loading plumbing behind load_encoder and describe, given what resolve_source resolved"
        for name in ("bundled_model_dir", "read_config", "available_devices", "load_pretrained", "mlm_head",
-                    "segments_note", "hub_reachable", "max_length", "config_value", "checkpoint_keys")},
+                    "segments_note", "hub_reachable", "refuse_remote_code")},
+    **{f"model_files.{name}": "reads what describe and loading found in a model's files"
+       for name in ("max_length", "config_value", "checkpoint_keys")},
     "Encoder.eager_model": "takes no argument",
     "Encoder.mlm_head": "takes no argument (the 'without a head' error is a logit_lens case)",
     "encoder.record": "writes a log line for tests and benchmarks; no user input",

@@ -180,7 +180,7 @@ def test_the_masked_words_recipe_on_every_model_with_the_head(family_encoders: d
 def test_the_masked_words_recipe_on_deberta_with_the_newer_head(family_dirs: dict[str, Path], tmp_path: Path) -> None:
     """DeBERTa's non-legacy head (lm_predictions, which reuses the word embeddings; the fixture's is legacy):
     the recipe's lens after layer k is the masked-LM model built with only k layers, for every k. Checked
-    against transformers, not the core: the core's head (models.MaskedLMHead) ties the word embeddings onto
+    against transformers, not the core: the core's head (mlm_head.MaskedLMHead) ties the word embeddings onto
     what transformers returns as this head's output embeddings, its 32x32 dense layer, and its lens fails."""
     config = AutoConfig.from_pretrained(family_dirs["deberta-v3-mlm"])
     config.legacy = False
