@@ -102,8 +102,7 @@ class Encoder:
     def lengths(self, texts: Sequence[str]) -> np.ndarray:
         """(texts, 2) ints, tokenizing only (no model run): the tokens each text gives the model, its special
         tokens included, after truncation at ``info.max_length``; and the tokens truncation drops."""
-        texts = checks.texts(texts)
-        return np.array([(len(t.ids), t.dropped) for t in self._tokenizing.inputs(texts)], dtype=np.int64).reshape(-1, 2)
+        return self._tokenizing.lengths(checks.texts(texts))
 
     # ---- model side -------------------------------------------------------------------
     def eager_model(self) -> PreTrainedModel:

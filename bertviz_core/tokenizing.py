@@ -10,6 +10,7 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+import numpy as np
 import torch
 
 from bertviz_core.encoding import ModelInput, trim_offset
@@ -36,6 +37,19 @@ class SharedTokenizer:
             chunk = texts[lo:lo + TOKENIZE_CHUNK]
             result += self._chunk(chunk, pairs[lo:lo + TOKENIZE_CHUNK] if pairs else None)
         return result
+
+    def lengths(self, texts: list[str]) -> np.ndarray:
+        """(texts, 2) ints: the tokens each text gives the model, special tokens included, once truncated at
+        ``max_length``, and the tokens truncation drops. Counted from the untruncated ids alone: truncating one
+        text keeps exactly ``max_length`` of its tokens, and building whole ``ModelInput``s (offsets, words) for a
+        corpus only to count them took as long again."""
+        full: list[int] = []
+        for lo in range(0, len(texts), TOKENIZE_CHUNK):
+            with self.lock:
+                full += [len(ids) for ids in self.tokenizer(texts[lo:lo + TOKENIZE_CHUNK], verbose=False)["input_ids"]]
+        counts = np.asarray(full, dtype=np.int64)
+        kept = np.minimum(counts, self.max_length)
+        return np.stack([kept, counts - kept], axis=1)
 
     def _chunk(self, texts: list[str], pairs: list[str] | None) -> list[ModelInput]:
         kwargs = dict(return_offsets_mapping=True, return_token_type_ids=True, verbose=False)
