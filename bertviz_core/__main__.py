@@ -44,6 +44,9 @@ def parser() -> argparse.ArgumentParser:
                      help="pooling strategies, comma-separated, e.g. mean,cls (default: every one the model has)")
     run.add_argument("--layers", default=None, type=_numbers,
                      help="layers, comma-separated, 0 = the embeddings (default: the last layer)")
+    run.add_argument("--token-layers", default=None, type=_numbers,
+                     help="layers whose every token's vector is stored too, with its word and position, e.g. 6 "
+                          "(default: none; a token takes as much disk as a text's vector)")
     run.add_argument("--text-column", default=None, help="the column of texts (default: guessed)")
     run.add_argument("--label-column", default=None, help="the column of labels (default: guessed, or none)")
     run.add_argument("--engine", choices=("local", "ray"), default="local",
@@ -77,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = precompute(
             arguments.input, arguments.out, Request(arguments.model, arguments.strategies, arguments.layers,
-                                                    arguments.device),
+                                                    arguments.device, arguments.token_layers),
             arguments.text_column, arguments.label_column, arguments.engine,
             arguments.shard_rows or SHARD_ROWS, progress,
             **({"address": arguments.address, "actors": arguments.actors} if arguments.engine == "ray" else {}))

@@ -66,9 +66,7 @@ class Encoder:
 
     def __init__(self, tokenizer: PreTrainedTokenizerBase, model: PreTrainedModel, info: ModelInfo,
                  head: torch.nn.Module | None = None) -> None:
-        self.tokenizer = tokenizer
-        self.model = model
-        self.info = info
+        self.tokenizer, self.model, self.info = tokenizer, model, info
         self._head = head  # the masked-language-model head (mlm_head.MaskedLMHead), None when there is none
         # Why the model sees segment 0 throughout (None when it uses segments): token type ids are passed
         # to the model, and shown, only where the model has them and its tokenizer gives them.
@@ -189,21 +187,24 @@ class Encoder:
 
     def embed(
         self, texts: Sequence[str], strategies: list[str] | None = None,
-        progress: Callable[[int, int], None] | None = None,
+        progress: Callable[[int, int], None] | None = None, each_batch: Callable[[Batch], None] | None = None,
     ) -> dict[str, np.ndarray]:
         """Sentence vectors by every pooling strategy at every layer, in one forward pass per batch.
 
         Returns {strategy: float32 (n_texts, layers, dim)}: ``layers`` is num_layers+1 for per-layer
-        strategies and 1 for layer-independent ones; ``POOLINGS[name].at(array, layer)`` reads either. Only pooled vectors are
-        kept, never all token states. ``progress(texts done, total)`` is called after each batch.
+        strategies and 1 for layer-independent ones; ``POOLINGS[name].at(array, layer)`` reads either. Only pooled
+        vectors are kept, never all token states: ``each_batch(batch)`` sees each batch's states first, for a caller
+        that keeps some (a precompute's token layers). ``progress(texts done, total)`` is called after each batch.
         """
-        texts, progress = checks.texts(texts), checks.callback(progress)
+        texts, progress, each_batch = checks.texts(texts), checks.callback(progress), checks.callback(each_batch, "each_batch")
         names = check_strategies(strategies, self.info.has_pooler)
         items = self._tokenizing.inputs(texts) if texts else []
         hidden, layers = self.info.hidden_size, self.info.num_layers + 1
         out = {name: np.zeros((len(texts), layers if POOLINGS[name].per_layer else 1, hidden), dtype=np.float32)
                for name in names}
         for batch in self._forward(items, progress):
+            if each_batch is not None:
+                each_batch(batch)
             states = BatchStates(batch.hidden, batch.mask, batch.special, batch.pooler)
             for name in names:
                 out[name][batch.indices] = POOLINGS[name].fn(states).float().cpu().numpy()

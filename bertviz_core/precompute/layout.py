@@ -5,6 +5,8 @@ A store is a folder::
     plan.json                 what is being computed (model identity, input digest, strategies, layers, shards)
     rows.parquet              one row per text: text, label, row (its row in the input), tokens, dropped, truncated
     vectors/<column>.npy      float32 (rows, hidden) per (strategy, layer), e.g. mean@6, or pooler
+    tokens/<layer>.npy        with token layers: float32 (tokens, hidden), every row's ordinary tokens in row order
+    tokens/rows/<shard>.parquet   those tokens' rows: sentence, position, token, word, key, start, end, ...
     shards/<shard>.done       one empty file per finished shard of ``shard_rows`` rows
     manifest.json             written last, atomically, once every shard is done: only then is the store open-able
 
@@ -19,7 +21,7 @@ import errno
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -80,12 +82,42 @@ def read_json(path: Path) -> dict:
         raise ValueError(f"{path} could not be read ({err}); the store is damaged: compute it again.") from err
 
 
-class StoreFiles:
-    """The files of one store folder: its plan, rows and vector files, shards' markers and manifest."""
+def token_starts(kept: np.ndarray, special_tokens: int) -> np.ndarray:
+    """(rows+1,) int64: where each row's ordinary tokens start in a token file, and the total last. ``kept``: the
+    tokens each row gives the model (``Lengths.kept``), of which ``special_tokens`` are [CLS], [SEP] and the like."""
+    return np.concatenate([[0], np.cumsum(np.asarray(kept, dtype=np.int64) - special_tokens)])
 
-    def __init__(self, folder: Path, columns: list[Column], rows: int, hidden: int, shard_rows: int) -> None:
+
+def _allocate(path: Path, shape: tuple[int, int], folder: Path) -> None:
+    """An .npy file of ``shape`` float32 zeros, its disk blocks reserved now, so that a full disk is found here."""
+    with disk_errors(folder), open(path, "wb") as file:
+        np.lib.format.write_array_header_1_0(file, {"descr": DTYPE.str, "fortran_order": False, "shape": shape})
+        size = shape[0] * shape[1] * DTYPE.itemsize
+        if hasattr(os, "posix_fallocate") and size:
+            os.posix_fallocate(file.fileno(), 0, file.tell() + size)
+        file.truncate(file.tell() + size)
+
+
+def _write_rows(path: Path, first: int, block: np.ndarray, folder: Path) -> None:
+    """``block`` (n, hidden) over rows [first, first + n) of the .npy file at ``path``, flushed to disk."""
+    with disk_errors(folder), open(path, "r+b") as file:
+        np.lib.format.read_magic(file)
+        np.lib.format.read_array_header_1_0(file)  # reading the header leaves the file at the first row
+        file.seek(first * block.shape[1] * DTYPE.itemsize, os.SEEK_CUR)
+        file.write(np.ascontiguousarray(block, dtype=DTYPE).tobytes())
+        file.flush()
+        os.fsync(file.fileno())
+
+
+class StoreFiles:
+    """The files of one store folder: its plan, rows, vector and token files, shards' markers and manifest.
+    ``starts`` (rows+1,): where each row's tokens start in the token files (``token_starts``), with token layers."""
+
+    def __init__(self, folder: Path, columns: list[Column], rows: int, hidden: int, shard_rows: int,
+                 token_layers: Sequence[int] = (), starts: np.ndarray | None = None) -> None:
         self.folder, self.columns, self.rows, self.hidden, self.shard_rows = folder, columns, rows, hidden, shard_rows
-        self.vector_dir, self.shard_dir = folder / "vectors", folder / "shards"
+        self.token_layers, self.starts = list(token_layers), starts
+        self.vector_dir, self.shard_dir, self.token_dir = folder / "vectors", folder / "shards", folder / "tokens"
 
     @property
     def shards(self) -> int:
@@ -104,48 +136,59 @@ class StoreFiles:
     def vector_path(self, column: Column) -> Path:
         return self.vector_dir / f"{column_name(*column)}.npy"
 
+    def token_path(self, layer: int) -> Path:
+        return self.token_dir / f"{layer}.npy"
+
+    def token_rows_path(self, shard: int) -> Path:
+        return self.token_dir / "rows" / f"{shard:06d}.parquet"
+
     def pending(self) -> list[int]:
         """The shards without a marker, in order: those a run still has to compute."""
         return [s for s in range(self.shards) if not (self.shard_dir / f"{s:06d}.done").exists()]
 
     def create(self, plan: dict, rows: pd.DataFrame) -> None:
-        """Start the store: its vector files at full size (disk reserved; ``ValueError`` when it does not fit),
-        its rows, then its plan (last, so a folder with a plan has every file a resumed run writes into)."""
+        """Start the store: its vector and token files at full size (disk reserved; ``ValueError`` when they do not
+        fit), its rows, then its plan (last, so a folder with a plan has every file a resumed run writes into)."""
         self.vector_dir.mkdir(parents=True, exist_ok=True)
         self.shard_dir.mkdir(exist_ok=True)
-        per_file = self.rows * self.hidden * DTYPE.itemsize
+        tokens = 0 if self.starts is None else int(self.starts[-1])
+        files = [(self.vector_path(column), self.rows) for column in self.columns]
+        if self.token_layers:
+            (self.token_dir / "rows").mkdir(parents=True, exist_ok=True)
+            files += [(self.token_path(layer), tokens) for layer in self.token_layers]
+        needed = sum(length for _, length in files) * self.hidden * DTYPE.itemsize
         free = shutil.disk_usage(self.folder).free
-        if per_file * len(self.columns) > free:
-            raise disk_full(self.folder, per_file * len(self.columns) - free)
-        for column in self.columns:
-            with disk_errors(self.folder), open(self.vector_path(column), "wb") as file:
-                np.lib.format.write_array_header_1_0(
-                    file, {"descr": DTYPE.str, "fortran_order": False, "shape": (self.rows, self.hidden)})
-                if hasattr(os, "posix_fallocate"):  # reserve the blocks now: a full disk is found here
-                    os.posix_fallocate(file.fileno(), 0, file.tell() + per_file)
-                file.truncate(file.tell() + per_file)
+        if needed > free:
+            raise disk_full(self.folder, needed - free)
+        for path, length in files:
+            _allocate(path, (length, self.hidden), self.folder)
         with disk_errors(self.folder):
             rows.to_parquet(self.folder / (ROWS + ".part"), index=False)
         os.replace(self.folder / (ROWS + ".part"), self.folder / ROWS)
         write_json(self.folder / PLAN, plan)
 
-    def write_shard(self, shard: int, vectors: dict[Column, np.ndarray]) -> None:
-        """Write ``shard``'s vectors ({column: (shard's rows, hidden)}) into every vector file, flush them to disk,
+    def write_shard(self, shard: int, vectors: dict[Column, np.ndarray], tokens: dict[int, list[np.ndarray]],
+                    token_rows: pd.DataFrame | None) -> None:
+        """Write ``shard``'s vectors ({column: (shard's rows, hidden)}) into every vector file, its token vectors
+        ({layer: one (ordinary tokens, hidden) per row}) and ``token_rows`` with token layers, flush them to disk,
         then mark the shard done."""
         start, stop = self.shard_span(shard)
         for column in self.columns:
-            block = np.ascontiguousarray(vectors[column], dtype=DTYPE)
-            if block.shape != (stop - start, self.hidden):
-                raise ValueError(f"Shard {shard} of {column_name(*column)} has shape {block.shape}; "
+            if vectors[column].shape != (stop - start, self.hidden):
+                raise ValueError(f"Shard {shard} of {column_name(*column)} has shape {vectors[column].shape}; "
                                  f"{(stop - start, self.hidden)} was expected.")
-            path = self.vector_path(column)
-            with disk_errors(self.folder), open(path, "r+b") as file:
-                np.lib.format.read_magic(file)
-                np.lib.format.read_array_header_1_0(file)  # reading the header leaves the file at the first row
-                file.seek(start * self.hidden * DTYPE.itemsize, os.SEEK_CUR)
-                file.write(block.tobytes())
-                file.flush()
-                os.fsync(file.fileno())
+            _write_rows(self.vector_path(column), start, vectors[column], self.folder)
+        if self.token_layers:
+            expected = int(self.starts[stop] - self.starts[start])
+            for layer in self.token_layers:
+                block = np.concatenate(tokens[layer]) if tokens[layer] else np.empty((0, self.hidden), DTYPE)
+                if block.shape != (expected, self.hidden) or len(token_rows) != expected:
+                    raise ValueError(f"Shard {shard} gave {len(block):,} token vectors and {len(token_rows):,} token "
+                                     f"rows at layer {layer}; the plan counted {expected:,}: this tokenizer adds "
+                                     "special tokens unevenly, so its token vectors cannot be stored.")
+                _write_rows(self.token_path(layer), int(self.starts[start]), block, self.folder)
+            with disk_errors(self.folder):
+                token_rows.to_parquet(self.token_rows_path(shard), index=False)
         with disk_errors(self.folder):
             (self.shard_dir / f"{shard:06d}.done").touch()
 

@@ -16,18 +16,23 @@ import pandas as pd
 
 import bertviz_core.checks as checks
 from bertviz_core.precompute.layout import Column, StoreFiles, column_name
-from bertviz_core.precompute.request import Request, ShardVectors, pooled_columns
+from bertviz_core.precompute.request import Request, ShardVectors, shard_outputs
 
 # The package's own folder, sent to the workers, so that a cluster's nodes run this code without installing it
 # (its dependencies and the model must be there). A Ray started by the caller needs it too: ray.init(runtime_env=...).
 RUNTIME_ENV = {"py_modules": [str(Path(__file__).resolve().parents[1])]}
 
 
-class EmbedActor:
-    """One Ray actor: loads the model once, then embeds each batch of rows (row, text) it is given into the store's
-    columns: {"row": (batch,), column name: (batch, hidden)}."""
+def _token_key(layer: int) -> str:
+    return f"tokens@{layer}"
 
-    def __init__(self, request: Request, identity: str, columns: list[Column], threads: int) -> None:
+
+class EmbedActor:
+    """One Ray actor: loads the model once, then runs ``shard_outputs`` on each batch of rows (row, text) it is given:
+    {"row": (batch,), column name: (batch, hidden), "tokens@<layer>": (batch,) of (ordinary tokens, hidden) arrays}."""
+
+    def __init__(self, request: Request, identity: str, columns: list[Column], token_layers: list[int],
+                 threads: int) -> None:
         import torch
 
         from bertviz_core.encoder import load_encoder
@@ -37,18 +42,22 @@ class EmbedActor:
         self.encoder = load_encoder(request.model, request.device)
         if self.encoder.info.identity != identity:  # a node with other files or library versions
             raise identity_mismatch("being computed", identity, self.encoder)
-        self.columns = columns
-        self.strategies = list(dict.fromkeys(name for name, _ in columns))
+        self.columns, self.token_layers = columns, token_layers
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        pooled = self.encoder.embed([str(text) for text in batch["text"]], self.strategies)
-        vectors = pooled_columns(pooled, self.columns)
-        return {"row": batch["row"], **{column_name(*column): vectors[column] for column in self.columns}}
+        vectors, tokens = shard_outputs(self.encoder, [str(text) for text in batch["text"]], self.columns,
+                                        self.token_layers)
+        ragged = {}
+        for layer, per_text in tokens.items():  # an object array: Ray keeps each text's own number of tokens
+            ragged[_token_key(layer)] = np.empty(len(per_text), dtype=object)
+            ragged[_token_key(layer)][:] = per_text
+        return {"row": batch["row"], **{column_name(*column): vectors[column] for column in self.columns}, **ragged}
 
 
 def _gather(batches: Iterator[dict[str, np.ndarray]], files: StoreFiles) -> ShardVectors:
     """Each shard's vectors once all its rows have come back, whatever order and batches they come in."""
-    filling: dict[int, tuple[dict[Column, np.ndarray], np.ndarray]] = {}  # shard: (vectors, rows received)
+    filling: dict[int, tuple[dict[Column, np.ndarray], dict[int, list], np.ndarray]] = {}  # shard: (vectors, tokens,
+    # rows received)
     for batch in batches:
         rows = np.asarray(batch["row"], dtype=np.int64)
         for shard in np.unique(rows // files.shard_rows):
@@ -56,14 +65,17 @@ def _gather(batches: Iterator[dict[str, np.ndarray]], files: StoreFiles) -> Shar
             if shard not in filling:
                 length = files.shard_length(int(shard))
                 filling[shard] = ({column: np.empty((length, files.hidden), np.float32) for column in files.columns},
-                                  np.zeros(length, dtype=bool))
-            vectors, received = filling[shard]
+                                  {layer: [None] * length for layer in files.token_layers}, np.zeros(length, dtype=bool))
+            vectors, tokens, received = filling[shard]
             mine = rows // files.shard_rows == shard
             for column in files.columns:
                 vectors[column][rows[mine] - start] = batch[column_name(*column)][mine]
+            for layer in files.token_layers:
+                for row, states in zip(rows[mine], batch[_token_key(layer)][mine]):
+                    tokens[layer][row - start] = states
             received[rows[mine] - start] = True
             if received.all():
-                yield int(shard), filling.pop(shard)[0]
+                yield int(shard), *filling.pop(shard)[:2]
     if filling:
         raise ValueError(f"Ray returned only part of {len(filling)} shard(s); run the command again to finish them.")
 
@@ -89,7 +101,7 @@ def ray_shards(request: Request, identity: str, files: StoreFiles, texts: list[s
                                 "text": texts[slice(*files.shard_span(s))]}) for s in shards]
         dataset = ray.data.from_pandas(frames).map_batches(
             EmbedActor, fn_constructor_kwargs={"request": request, "identity": identity, "columns": files.columns,
-                                               "threads": 1 if gpus else threads},
+                                               "token_layers": files.token_layers, "threads": 1 if gpus else threads},
             batch_size=files.shard_rows, batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=actors),
             num_gpus=gpus,
             num_cpus=1 if gpus else threads)

@@ -31,7 +31,8 @@ def identity_mismatch(store: str, stored: str, encoder: Any) -> ValueError:
 
 class VectorStore:
     """A precomputed store: ``.manifest`` (dict), ``.rows`` (text, label, row, tokens, dropped, truncated),
-    ``.texts``, ``.labels``, ``.vectors(strategy, layer)`` (memory-mapped), ``.search(query, k, strategy, layer)``."""
+    ``.texts``, ``.labels``, ``.vectors(strategy, layer)`` (memory-mapped), ``.search(query, k, strategy, layer)``;
+    with token layers, ``.token_vectors(layer)`` (memory-mapped) and ``.token_rows``."""
 
     def __init__(self, folder: Path, manifest: dict, encoder: Any = None) -> None:
         self.folder, self.manifest, self._encoder = folder, manifest, encoder
@@ -63,6 +64,25 @@ class VectorStore:
             raise ValueError(f"The store holds no {name} vectors; it holds {', '.join(self.manifest['columns'])}. "
                              "Precompute with that strategy and layer (--strategies, --layers).")
         return np.load(self.folder / "vectors" / f"{name}.npy", mmap_mode="r")
+
+    def token_vectors(self, layer: int) -> np.ndarray:
+        """float32 (tokens, hidden), memory-mapped read-only: every row's ordinary tokens ([CLS], [SEP] left out) at
+        ``layer``, one per row of ``token_rows``. ``ValueError`` naming the stored token layers otherwise."""
+        stored = self.manifest["token_layers"]
+        if layer not in stored:
+            held = f"holds token vectors at layer(s) {', '.join(map(str, stored))}" if stored else "holds no token vectors"
+            raise ValueError(f"The store holds no token vectors at layer {checks.shown(layer)}; it {held}. Precompute "
+                             "with --token-layers to store them.")
+        return np.load(self.folder / "tokens" / f"{layer}.npy", mmap_mode="r")
+
+    @cached_property
+    def token_rows(self) -> pd.DataFrame:
+        """One row per stored token, in the order of ``token_vectors`` (tokens, 9): sentence (its row in ``rows``),
+        position (in the model's input, [CLS] = 0), token, word, key (the word lowercased), start, end, word_start,
+        word_end (characters of the text). Empty without token layers."""
+        parts = sorted((self.folder / "tokens" / "rows").glob("*.parquet"))
+        return pd.concat([pd.read_parquet(part) for part in parts], ignore_index=True) if parts else pd.DataFrame(
+            columns=["sentence", "position", "token", "word", "key", "start", "end", "word_start", "word_end"])
 
     def encoder(self) -> Any:
         """The Encoder that embeds queries: the one given to ``open_store``, else the store's model, loaded on first

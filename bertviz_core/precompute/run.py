@@ -2,8 +2,9 @@
 
 The corpus is read and cleaned as an upload is (``corpora.files``), measured in tokens (``Encoder.lengths``), and
 its plan written with the store's rows before any model run. An engine then computes the shards not yet done:
-``local`` runs ``Encoder.embed`` in this process; ``ray`` (``precompute.ray_engine``) runs the same call in Ray
-Data actors. Either hands back each shard's vectors, which this process writes; the manifest comes last.
+``local`` runs ``request.shard_outputs`` in this process; ``ray`` (``precompute.ray_engine``) runs the same call in
+Ray Data actors. Either hands back each shard's vectors, which this process writes (with the rows of its tokens, when
+token layers are asked for); the manifest comes last.
 """
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ from bertviz_core.corpora.uploads import UploadSummary
 from bertviz_core.encoder import Encoder, library_versions, load_encoder
 from bertviz_core.identity import content_digest
 from bertviz_core.lengths import Lengths, cut_note
-from bertviz_core.precompute.layout import FORMAT, MANIFEST, PLAN, Column, StoreFiles, column_name, read_json
-from bertviz_core.precompute.request import Request, ShardVectors, pooled_columns, store_columns
+from bertviz_core.precompute.layout import FORMAT, MANIFEST, PLAN, Column, StoreFiles, column_name, read_json, token_starts
+from bertviz_core.precompute.request import Request, ShardVectors, layer_numbers, shard_outputs, store_columns, token_rows
 
 SHARD_ROWS = 1024  # rows per shard: what a stopped run loses at most, and what one write holds in memory
 ENGINES = ("local", "ray")
@@ -43,11 +44,10 @@ class Report:
 
 
 def local_shards(encoder: Encoder, files: StoreFiles, texts: list[str], shards: list[int]) -> ShardVectors:
-    """The local engine: ``Encoder.embed`` of each shard's texts, in this process."""
-    strategies = list(dict.fromkeys(name for name, _ in files.columns))
+    """The local engine: ``shard_outputs`` of each shard's texts, in this process."""
     for shard in shards:
         start, stop = files.shard_span(shard)
-        yield shard, pooled_columns(encoder.embed(texts[start:stop], strategies), files.columns)
+        yield shard, *shard_outputs(encoder, texts[start:stop], files.columns, files.token_layers)
 
 
 def _rows_frame(corpus: CorpusFile, lengths: Lengths) -> pd.DataFrame:
@@ -58,19 +58,20 @@ def _rows_frame(corpus: CorpusFile, lengths: Lengths) -> pd.DataFrame:
 
 
 def _plan(encoder: Encoder, request: Request, corpus: CorpusFile, digest: str, columns: list[Column],
-          shard_rows: int) -> dict:
+          token_layers: list[int], tokens: int, shard_rows: int) -> dict:
     """What a store holds: a resumed run must have the same plan."""
     return {"format": FORMAT, "model": {"argument": request.model, "name": encoder.info.name,
                                         "identity": encoder.info.identity},
             "input": {"digest": digest, "format": corpus.format, "text_column": corpus.text_column,
                       "label_column": corpus.label_column},
             "columns": [column_name(*column) for column in columns], "rows": len(corpus.corpus.texts),
-            "hidden": encoder.info.hidden_size, "shard_rows": shard_rows}
+            "token_layers": token_layers, "tokens": tokens, "hidden": encoder.info.hidden_size,
+            "shard_rows": shard_rows}
 
 
-def _store_files(out: Path, plan: dict, columns: list[Column]) -> StoreFiles:
+def _store_files(out: Path, plan: dict, columns: list[Column], starts: np.ndarray | None) -> StoreFiles:
     """The store's files, after checking that ``out`` is new, empty, or a store started with the same ``plan``."""
-    files = StoreFiles(out, columns, plan["rows"], plan["hidden"], plan["shard_rows"])
+    files = StoreFiles(out, columns, plan["rows"], plan["hidden"], plan["shard_rows"], plan["token_layers"], starts)
     if (out / PLAN).exists():
         before = read_json(out / PLAN)
         changed = sorted(key for key in plan.keys() | before.keys() if plan.get(key) != before.get(key))
@@ -100,10 +101,14 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
     corpus = read_corpus_file(location, text_column, label_column)
     encoder = load_encoder(request.model, "cpu" if engine == "ray" else request.device)
     columns = store_columns(encoder, request.strategies, request.layers)
+    token_layers = layer_numbers(request.token_layers or [], encoder.info.num_layers, "token_layers")
     lengths = Lengths.of(encoder.lengths(corpus.corpus.texts))
-    plan = _plan(encoder, request, corpus, content_digest(str(location)), columns, shard_rows)
+    starts = token_starts(lengths.kept, encoder.tokenizer.num_special_tokens_to_add(pair=False)) if token_layers \
+        else None
+    plan = _plan(encoder, request, corpus, content_digest(str(location)), columns, token_layers,
+                 0 if starts is None else int(starts[-1]), shard_rows)
     out_path.mkdir(parents=True, exist_ok=True)
-    files = _store_files(out_path, plan, columns)
+    files = _store_files(out_path, plan, columns, starts)
     if not (out_path / PLAN).exists():
         files.create(plan, _rows_frame(corpus, lengths))
     pending = files.pending()
@@ -118,8 +123,10 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
             shards = ray_shards(request, encoder.info.identity, files, texts, pending, **ray_options)
         else:
             shards = local_shards(encoder, files, texts, pending)
-        for shard, vectors in shards:
-            files.write_shard(shard, vectors)
+        for shard, vectors, tokens in shards:
+            start, stop = files.shard_span(shard)
+            files.write_shard(shard, vectors, tokens,
+                              token_rows(encoder, texts[start:stop], start) if token_layers else None)
             done += files.shard_length(shard)
             if progress is not None:
                 progress(done, files.rows)

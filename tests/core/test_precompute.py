@@ -1,6 +1,6 @@
-"""The precompute (issue #29) with the local engine: its store equals Encoder.embed, keeps the upload rules'
-rows and counts, resumes after an interruption to the same store, refuses another model's Encoder, and says
-what is wrong with each bad input. The Ray engine is in test_precompute_ray.py."""
+"""The precompute (issue #29) with the local engine: its store equals Encoder.embed (and, at its token layers,
+Encoder.encode), keeps the upload rules' rows and counts, resumes after an interruption to the same store, refuses
+another model's Encoder, and says what is wrong with each bad input. The Ray engine is in test_precompute_ray.py."""
 from __future__ import annotations
 
 import json
@@ -15,8 +15,9 @@ from bertviz_core.corpora import news_topics
 from bertviz_core.precompute import layout
 from bertviz_core.precompute.request import Request
 from bertviz_core.precompute.run import precompute
+from bertviz_core.token_index import index_rows
 
-REQUEST = Request(strategies=["mean", "cls", "pooler"], layers=[3, 6])
+REQUEST = Request(strategies=["mean", "cls", "pooler"], layers=[3, 6], token_layers=[0, 4])
 LONG = " ".join(["word"] * 700) + "."  # longer than the bundled model's 512 tokens
 
 
@@ -62,6 +63,27 @@ def test_the_store_equals_embed_and_keeps_the_upload_rules(whole, bundled: Encod
         np.testing.assert_allclose(vectors, expected, rtol=1e-5, atol=1e-5)
 
 
+def ordinary_tokens(encoder: Encoder, texts: list[str], layer: int) -> np.ndarray:
+    """Every ordinary token's hidden state at ``layer``, text after text: (tokens, hidden), from Encoder.encode."""
+    return np.concatenate([encoding.hidden_states[layer][[not special for special in item.special]]
+                           for encoding, item in zip(encoder.encode(texts), encoder.inputs(texts))])
+
+
+def test_the_token_layers_hold_every_ordinary_token_with_its_word(whole, bundled: Encoder) -> None:
+    store = whole[1]
+    texts = store.texts
+    expected_rows = index_rows(bundled.inputs(texts), texts)
+    pd.testing.assert_frame_equal(store.token_rows, expected_rows)
+    assert store.manifest["tokens"] == len(expected_rows) == int((store.rows["tokens"] - 2).sum())
+    assert store.token_rows.loc[store.token_rows["sentence"] == 40, "position"].max() == 510  # the cut text
+    for layer in (0, 4):
+        vectors = store.token_vectors(layer)
+        assert isinstance(vectors, np.memmap) and vectors.shape == (len(expected_rows), 384)
+        np.testing.assert_allclose(vectors, ordinary_tokens(bundled, texts, layer), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="no token vectors at layer 6; it holds token vectors at layer.s. 0, 4"):
+        store.token_vectors(6)
+
+
 def test_one_shard_is_bit_equal_to_embed_of_its_texts(whole, bundled: Encoder, tmp_path: Path) -> None:
     texts = whole[1].texts[:8]
     pd.DataFrame({"text": texts}).to_csv(tmp_path / "eight.csv", index=False)
@@ -102,6 +124,9 @@ def test_a_stopped_run_resumes_to_the_same_store(whole, corpus_csv: Path, tmp_pa
     for name, vectors in store_columns(whole[1]).items():
         np.testing.assert_array_equal(store_columns(resumed)[name], vectors)
     pd.testing.assert_frame_equal(resumed.rows, whole[1].rows)
+    pd.testing.assert_frame_equal(resumed.token_rows, whole[1].token_rows)
+    for layer in (0, 4):
+        np.testing.assert_array_equal(resumed.token_vectors(layer), whole[1].token_vectors(layer))
     assert {**resumed.manifest, "created": 0} == {**whole[1].manifest, "created": 0}
     again = precompute(str(corpus_csv), str(out), REQUEST, shard_rows=8)  # finished: nothing to compute
     assert (again.computed, again.resumed) == (0, 6)
@@ -147,6 +172,8 @@ BAD_INPUTS = {
                                    {"request": Request(model="/nonexistent/model")}, "is not a model directory"),
     "a layer out of range": (lambda d: _write(d / "ok.csv", b"text\nThe cat sat on the mat.\n"),
                              {"request": Request(layers=[9])}, "0 to 6"),
+    "a token layer out of range": (lambda d: _write(d / "ok.csv", b"text\nThe cat sat on the mat.\n"),
+                                   {"request": Request(token_layers=[-1])}, "0 to 6"),
 }
 
 
@@ -206,10 +233,12 @@ def test_the_command_reports_counts_or_one_message(whole, corpus_csv: Path, tmp_
     from bertviz_core.__main__ import main
 
     assert main(["precompute", str(corpus_csv), "--out", str(tmp_path / "s"), "--strategies", "mean",
-                 "--layers", "6", "--shard-rows", "16"]) == 0
+                 "--layers", "6", "--token-layers", "4", "--shard-rows", "16"]) == 0
     said = capsys.readouterr()
     assert "41 texts of 43 rows (1 blank" in said.out and "cut to fit" in said.out and "texts/s" in said.err
-    np.testing.assert_allclose(open_store(str(tmp_path / "s")).vectors("mean", 6), whole[1].vectors("mean", 6), rtol=1e-5,
-                               atol=1e-5)
+    made = open_store(str(tmp_path / "s"))
+    np.testing.assert_allclose(made.vectors("mean", 6), whole[1].vectors("mean", 6), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(made.token_vectors(4), whole[1].token_vectors(4), rtol=1e-5, atol=1e-5)
+    assert made.manifest["token_layers"] == [4]
     assert main(["precompute", str(tmp_path / "absent.csv"), "--out", str(tmp_path / "t")]) == 2
     assert capsys.readouterr().err.strip() == f"precompute: There is no file or folder at {tmp_path / 'absent.csv'}."

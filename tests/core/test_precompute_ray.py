@@ -14,7 +14,7 @@ from bertviz_core.precompute.request import Request
 from bertviz_core.precompute.run import precompute
 
 ray = pytest.importorskip("ray")
-REQUEST = Request(strategies=["mean", "cls", "pooler"], layers=[3, 6])
+REQUEST = Request(strategies=["mean", "cls", "pooler"], layers=[3, 6], token_layers=[2])
 
 
 @pytest.fixture(scope="module")
@@ -45,4 +45,6 @@ def test_the_ray_engine_equals_embed_and_the_local_engine(local_ray, bundled: En
                                    atol=1e-5)
         # and, batched otherwise than one call on all 32 texts, Encoder.embed's within float32 rounding
         np.testing.assert_allclose(vectors, reference[strategy][:, int(layer) if layer else 0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(on_ray.token_vectors(2), local.token_vectors(2), rtol=1e-5, atol=1e-5)
+    pd.testing.assert_frame_equal(on_ray.token_rows, local.token_rows)
     assert on_ray.texts == texts and {**on_ray.manifest, "created": 0} == {**local.manifest, "created": 0}
