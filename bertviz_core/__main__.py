@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 
 DESCRIPTION = """\
 Compute the sentence vectors of a corpus once, into a store a notebook opens without recomputing:
@@ -47,6 +48,12 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--token-layers", default=None, type=_numbers,
                      help="layers whose every token's vector is stored too, with its word and position, e.g. 6 "
                           "(default: none; a token takes as much disk as a text's vector)")
+    run.add_argument("--maps", default=None, type=lambda t: [s.strip() for s in t.split(",") if s.strip()],
+                     help="2-D maps of every stored column, comma-separated: PCA (of every row), UMAP, t-SNE "
+                          "(default: none)")
+    run.add_argument("--map-sample", type=int, default=None,
+                     help="rows a UMAP or t-SNE map places at most, chosen at random with a fixed seed (default: "
+                          "10000; PCA maps every row)")
     run.add_argument("--text-column", default=None, help="the column of texts (default: guessed)")
     run.add_argument("--label-column", default=None, help="the column of labels (default: guessed, or none)")
     run.add_argument("--engine", choices=("local", "ray"), default="local",
@@ -67,29 +74,34 @@ def main(argv: list[str] | None = None) -> int:
     arguments = parser().parse_args(argv)
     from tqdm import tqdm
 
+    from bertviz_core.precompute.maps import MAP_SAMPLE
     from bertviz_core.precompute.request import Request
     from bertviz_core.precompute.run import SHARD_ROWS, precompute
 
-    bars: list[tqdm] = []
+    bars: dict[str, tqdm] = {}
 
-    def progress(done: int, total: int) -> None:
-        if not bars:  # made at the first report: rows a stopped run finished start the bar, not its rate
-            bars.append(tqdm(total=total, initial=done, unit=" texts", dynamic_ncols=True, desc="precompute"))
-        bars[0].update(done - bars[0].n)  # tqdm shows the rate and the time left
+    def bar(desc: str, unit: str) -> Callable[[int, int], None]:
+        def progress(done: int, total: int) -> None:
+            if desc not in bars:  # made at the first report: rows a stopped run finished start the bar, not its rate
+                for earlier in bars.values():  # its stage is over: its rate stops here
+                    earlier.close()
+                bars[desc] = tqdm(total=total, initial=done, unit=unit, dynamic_ncols=True, desc=desc)
+            bars[desc].update(done - bars[desc].n)  # tqdm shows the rate and the time left
+        return progress
 
+    request = Request(arguments.model, arguments.strategies, arguments.layers, arguments.device, arguments.token_layers,
+                      arguments.maps, arguments.map_sample or MAP_SAMPLE)
     try:
         report = precompute(
-            arguments.input, arguments.out, Request(arguments.model, arguments.strategies, arguments.layers,
-                                                    arguments.device, arguments.token_layers),
-            arguments.text_column, arguments.label_column, arguments.engine,
-            arguments.shard_rows or SHARD_ROWS, progress,
+            arguments.input, arguments.out, request, arguments.text_column, arguments.label_column, arguments.engine,
+            arguments.shard_rows or SHARD_ROWS, bar("precompute", " texts"), bar("maps", " maps"),
             **({"address": arguments.address, "actors": arguments.actors} if arguments.engine == "ray" else {}))
     except ValueError as err:
         print(f"\nprecompute: {err}", file=sys.stderr)
         return 2
     finally:
-        for bar in bars:
-            bar.close()
+        for shown in bars.values():
+            shown.close()
     summary = report.summary
     print(f"{report.store}: {summary.used:,} texts of {summary.rows:,} rows ({summary.blank_lines:,} blank, "
           f"{summary.empty_texts:,} without text, {summary.label_only:,} with a label only: left out; "

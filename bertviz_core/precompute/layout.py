@@ -192,9 +192,13 @@ class StoreFiles:
         with disk_errors(self.folder):
             (self.shard_dir / f"{shard:06d}.done").touch()
 
-    def finish(self, manifest: dict) -> None:
-        """Write the manifest (atomically), once every shard is done: the store is complete from then on."""
+    def check_done(self) -> None:
+        """``ValueError`` unless every shard is done."""
         left = self.pending()
         if left:
             raise ValueError(f"{len(left)} shard(s) of {self.folder} are not computed yet; run the command again.")
+
+    def finish(self, manifest: dict) -> None:
+        """Write the manifest (atomically), once every shard is done: the store is complete from then on."""
+        self.check_done()
         write_json(self.folder / MANIFEST, manifest)

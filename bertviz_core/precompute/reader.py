@@ -32,7 +32,8 @@ def identity_mismatch(store: str, stored: str, encoder: Any) -> ValueError:
 class VectorStore:
     """A precomputed store: ``.manifest`` (dict), ``.rows`` (text, label, row, tokens, dropped, truncated),
     ``.texts``, ``.labels``, ``.vectors(strategy, layer)`` (memory-mapped), ``.search(query, k, strategy, layer)``;
-    with token layers, ``.token_vectors(layer)`` (memory-mapped) and ``.token_rows``."""
+    with token layers, ``.token_vectors(layer)`` (memory-mapped) and ``.token_rows``; with maps, ``.map(projection,
+    strategy, layer)``."""
 
     def __init__(self, folder: Path, manifest: dict, encoder: Any = None) -> None:
         self.folder, self.manifest, self._encoder = folder, manifest, encoder
@@ -56,6 +57,11 @@ class VectorStore:
     def vectors(self, strategy: str, layer: int | None = None) -> np.ndarray:
         """float32 (rows, hidden), memory-mapped read-only: the ``strategy`` vectors at ``layer`` (the last layer
         when None; ignored by a strategy without layers). ``ValueError`` naming what the store holds otherwise."""
+        return np.load(self.folder / "vectors" / f"{self._column(strategy, layer)}.npy", mmap_mode="r")
+
+    def _column(self, strategy: str, layer: int | None) -> str:
+        """The stored column of ``strategy`` at ``layer`` (the last when None), e.g. "mean@6"; ``ValueError`` naming
+        the stored ones when it is not there."""
         strategy = checks.choice(strategy, "pooling strategy", POOLINGS)
         if POOLINGS[strategy].per_layer and layer is None:
             layer = self.manifest["model"]["num_layers"]
@@ -63,7 +69,7 @@ class VectorStore:
         if name not in self.manifest["columns"]:
             raise ValueError(f"The store holds no {name} vectors; it holds {', '.join(self.manifest['columns'])}. "
                              "Precompute with that strategy and layer (--strategies, --layers).")
-        return np.load(self.folder / "vectors" / f"{name}.npy", mmap_mode="r")
+        return name
 
     def token_vectors(self, layer: int) -> np.ndarray:
         """float32 (tokens, hidden), memory-mapped read-only: every row's ordinary tokens ([CLS], [SEP] left out) at
@@ -83,6 +89,17 @@ class VectorStore:
         parts = sorted((self.folder / "tokens" / "rows").glob("*.parquet"))
         return pd.concat([pd.read_parquet(part) for part in parts], ignore_index=True) if parts else pd.DataFrame(
             columns=["sentence", "position", "token", "word", "key", "start", "end", "word_start", "word_end"])
+
+    def map(self, projection: str = "PCA", strategy: str = "mean", layer: int | None = None) -> pd.DataFrame:
+        """The stored 2-D map of the ``strategy`` vectors at ``layer`` (the last when None) by ``projection``: row
+        (index into ``rows``), x, y; every row for PCA, the sample the manifest states for the others."""
+        name = self._column(strategy, layer)
+        drawn = self.manifest.get("maps", {}).get(name, {})
+        if projection not in drawn:
+            held = ", ".join(drawn) or "no maps"
+            raise ValueError(f"The store holds no {checks.shown(projection)} map of {name}; it holds {held}. "
+                             "Precompute with --maps to draw them.")
+        return pd.read_parquet(self.folder / "maps" / name / f"{projection}.parquet")
 
     def encoder(self) -> Any:
         """The Encoder that embeds queries: the one given to ``open_store``, else the store's model, loaded on first

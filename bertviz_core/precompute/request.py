@@ -12,6 +12,7 @@ import pandas as pd
 import bertviz_core.checks as checks
 from bertviz_core.pooling import POOLINGS, check_strategies
 from bertviz_core.precompute.layout import Column
+from bertviz_core.precompute.maps import MAP_SAMPLE
 from bertviz_core.token_index import index_rows
 
 Vectors = dict[Column, np.ndarray]  # {column: (texts, hidden)}
@@ -21,14 +22,17 @@ ShardVectors = Iterator[tuple[int, Vectors, TokenVectors]]  # (shard, its senten
 
 @dataclass(frozen=True)
 class Request:
-    """What to compute: the model (None = bundled) on ``device``, the strategies and layers (None = defaults), and
-    the layers whose every ordinary token's vector is stored too (None = none)."""
+    """What to compute: the model (None = bundled) on ``device``, the strategies and layers (None = defaults), the
+    layers whose every ordinary token's vector is stored too (None = none), and the 2-D maps of every column
+    (``projection.PROJECTIONS`` names; PCA maps every row, the others ``map_sample`` rows at most)."""
 
     model: str | None = None
     strategies: list[str] | None = None
     layers: list[int] | None = None
     device: str = "auto"
     token_layers: list[int] | None = None
+    maps: list[str] | None = None
+    map_sample: int = MAP_SAMPLE
 
 
 def layer_numbers(layers: list[int], top: int, name: str = "layers") -> list[int]:

@@ -23,6 +23,7 @@ from bertviz_core.encoder import Encoder, library_versions, load_encoder
 from bertviz_core.identity import content_digest
 from bertviz_core.lengths import Lengths, cut_note
 from bertviz_core.precompute.layout import FORMAT, MANIFEST, PLAN, Column, StoreFiles, column_name, read_json, token_starts
+from bertviz_core.precompute.maps import check_maps, write_maps
 from bertviz_core.precompute.request import Request, ShardVectors, layer_numbers, shard_outputs, store_columns, token_rows
 
 SHARD_ROWS = 1024  # rows per shard: what a stopped run loses at most, and what one write holds in memory
@@ -58,7 +59,7 @@ def _rows_frame(corpus: CorpusFile, lengths: Lengths) -> pd.DataFrame:
 
 
 def _plan(encoder: Encoder, request: Request, corpus: CorpusFile, digest: str, columns: list[Column],
-          token_layers: list[int], tokens: int, shard_rows: int) -> dict:
+          token_layers: list[int], tokens: int, maps: list[str], shard_rows: int) -> dict:
     """What a store holds: a resumed run must have the same plan."""
     return {"format": FORMAT, "model": {"argument": request.model, "name": encoder.info.name,
                                         "identity": encoder.info.identity},
@@ -66,7 +67,7 @@ def _plan(encoder: Encoder, request: Request, corpus: CorpusFile, digest: str, c
                       "label_column": corpus.label_column},
             "columns": [column_name(*column) for column in columns], "rows": len(corpus.corpus.texts),
             "token_layers": token_layers, "tokens": tokens, "hidden": encoder.info.hidden_size,
-            "shard_rows": shard_rows}
+            "map_names": maps, "map_sample": request.map_sample, "shard_rows": shard_rows}
 
 
 def _store_files(out: Path, plan: dict, columns: list[Column], starts: np.ndarray | None) -> StoreFiles:
@@ -85,28 +86,31 @@ def _store_files(out: Path, plan: dict, columns: list[Column], starts: np.ndarra
 
 def precompute(location: str, out: str, request: Request = Request(), text_column: str | None = None,
                label_column: str | None = None, engine: str = "local", shard_rows: int = SHARD_ROWS,
-               progress: Progress | None = None, **ray_options: object) -> Report:
+               progress: Progress | None = None, map_progress: Progress | None = None,
+               **ray_options: object) -> Report:
     """Compute the sentence vectors of the corpus at ``location`` (see ``corpora.files``) into the store ``out``.
 
     A store started before with the same plan is resumed from its finished shards; a finished one is left as it
-    is. ``progress(rows done, rows)`` is called after each shard. ``ray_options`` (``address``, ``actors``) go to
+    is. ``progress(rows done, rows)`` is called after each shard, ``map_progress(maps drawn, maps)`` around each map. ``ray_options`` (``address``, ``actors``) go to
     the ray engine. ``ValueError`` with a sentence for a bad input file or column, a model that fails to load, a
     full disk, an ``out`` that holds something else, or a store started with other settings.
     """
     began = time.perf_counter()
     checks.choice(engine, "engine", ENGINES)
     shard_rows = checks.whole_number(shard_rows, "shard_rows", 1)
-    progress = checks.callback(progress)
+    progress, map_progress = checks.callback(progress), checks.callback(map_progress, "map_progress")
     out_path = Path(checks.text(out, "The store's folder"))
     corpus = read_corpus_file(location, text_column, label_column)
     encoder = load_encoder(request.model, "cpu" if engine == "ray" else request.device)
     columns = store_columns(encoder, request.strategies, request.layers)
     token_layers = layer_numbers(request.token_layers or [], encoder.info.num_layers, "token_layers")
+    maps = check_maps(request.maps)
+    checks.whole_number(request.map_sample, "map_sample", 1)
     lengths = Lengths.of(encoder.lengths(corpus.corpus.texts))
     starts = token_starts(lengths.kept, encoder.tokenizer.num_special_tokens_to_add(pair=False)) if token_layers \
         else None
     plan = _plan(encoder, request, corpus, content_digest(str(location)), columns, token_layers,
-                 0 if starts is None else int(starts[-1]), shard_rows)
+                 0 if starts is None else int(starts[-1]), maps, shard_rows)
     out_path.mkdir(parents=True, exist_ok=True)
     files = _store_files(out_path, plan, columns, starts)
     if not (out_path / PLAN).exists():
@@ -131,7 +135,10 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
             if progress is not None:
                 progress(done, files.rows)
     if not (out_path / MANIFEST).exists():
-        files.finish(_manifest(plan, encoder, corpus, lengths))
+        files.check_done()
+        drawn = write_maps(out_path, columns, maps, request.map_sample, {
+            column: np.load(files.vector_path(column), mmap_mode="r") for column in columns}, map_progress)
+        files.finish({**_manifest(plan, encoder, corpus, lengths), "maps": drawn})
     return Report(str(out_path), corpus.corpus.summary, cut_note(encoder.info.max_length, lengths.dropped.tolist()),
                   len(pending), files.shards - len(pending), time.perf_counter() - began)
 

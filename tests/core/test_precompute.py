@@ -9,15 +9,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.decomposition import PCA
 
 from bertviz_core import Encoder, open_store
 from bertviz_core.corpora import news_topics
 from bertviz_core.precompute import layout
 from bertviz_core.precompute.request import Request
 from bertviz_core.precompute.run import precompute
+from bertviz_core.projection import PROJECTIONS
 from bertviz_core.token_index import index_rows
 
-REQUEST = Request(strategies=["mean", "cls", "pooler"], layers=[3, 6], token_layers=[0, 4])
+REQUEST = Request(strategies=["mean", "cls", "pooler"], layers=[3, 6], token_layers=[0, 4], maps=["PCA"])
 LONG = " ".join(["word"] * 700) + "."  # longer than the bundled model's 512 tokens
 
 
@@ -84,6 +86,32 @@ def test_the_token_layers_hold_every_ordinary_token_with_its_word(whole, bundled
         store.token_vectors(6)
 
 
+def test_every_column_has_its_pca_map_of_every_row(whole) -> None:
+    store = whole[1]
+    for name, vectors in store_columns(store).items():
+        strategy, _, layer = name.partition("@")
+        drawn = store.map("PCA", strategy, int(layer) if layer else None)
+        reference = PCA(n_components=2, svd_solver="full")
+        expected = reference.fit_transform(np.asarray(vectors, dtype=np.float64))
+        assert drawn["row"].tolist() == list(range(41))
+        np.testing.assert_allclose(drawn[["x", "y"]].to_numpy(), expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
+        np.testing.assert_allclose(store.manifest["maps"][name]["PCA"]["explained_variance_ratio"],
+                                   reference.explained_variance_ratio_, atol=1e-6)
+
+
+def test_a_umap_of_a_stated_sample_is_the_apps_umap_of_those_rows(corpus_csv: Path, tmp_path: Path) -> None:
+    request = Request(strategies=["mean"], layers=[6], maps=["umap"], map_sample=30)
+    store = open_store(precompute(str(corpus_csv), str(tmp_path / "s"), request).store)
+    drawn = store.map("UMAP", "mean", 6)
+    rows = drawn["row"].to_numpy()
+    assert len(rows) == 30 and (np.diff(rows) > 0).all() and rows.max() <= 40
+    assert store.manifest["maps"]["mean@6"]["UMAP"] == {"rows": 30, "sampled": True, "seed": 0}
+    expected = PROJECTIONS["UMAP"].fn(np.asarray(store.vectors("mean", 6)[rows], dtype=np.float64))
+    np.testing.assert_allclose(drawn[["x", "y"]].to_numpy(), expected, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="no 'PCA' map of mean@6; it holds UMAP"):
+        store.map("PCA", "mean", 6)
+
+
 def test_one_shard_is_bit_equal_to_embed_of_its_texts(whole, bundled: Encoder, tmp_path: Path) -> None:
     texts = whole[1].texts[:8]
     pd.DataFrame({"text": texts}).to_csv(tmp_path / "eight.csv", index=False)
@@ -127,6 +155,7 @@ def test_a_stopped_run_resumes_to_the_same_store(whole, corpus_csv: Path, tmp_pa
     pd.testing.assert_frame_equal(resumed.token_rows, whole[1].token_rows)
     for layer in (0, 4):
         np.testing.assert_array_equal(resumed.token_vectors(layer), whole[1].token_vectors(layer))
+    pd.testing.assert_frame_equal(resumed.map("PCA", "cls", 3), whole[1].map("PCA", "cls", 3))
     assert {**resumed.manifest, "created": 0} == {**whole[1].manifest, "created": 0}
     again = precompute(str(corpus_csv), str(out), REQUEST, shard_rows=8)  # finished: nothing to compute
     assert (again.computed, again.resumed) == (0, 6)
@@ -174,6 +203,8 @@ BAD_INPUTS = {
                              {"request": Request(layers=[9])}, "0 to 6"),
     "a token layer out of range": (lambda d: _write(d / "ok.csv", b"text\nThe cat sat on the mat.\n"),
                                    {"request": Request(token_layers=[-1])}, "0 to 6"),
+    "an unknown map": (lambda d: _write(d / "ok.csv", b"text\nThe cat sat on the mat.\n"),
+                       {"request": Request(maps=["tsne"])}, "no map called 'tsne': choose from PCA, t-SNE, UMAP"),
 }
 
 
