@@ -142,6 +142,18 @@ class StoreFiles:
     def token_rows_path(self, shard: int) -> Path:
         return self.token_dir / "rows" / f"{shard:06d}.parquet"
 
+    def shard_texts(self, shard: int) -> list[str]:
+        """The texts of ``shard``, read back from rows.parquet (written in row groups of ``shard_rows``), so that a run
+        holds one shard's texts at a time, never the corpus's."""
+        import pyarrow.parquet as pq
+
+        start, stop = self.shard_span(shard)
+        parquet = pq.ParquetFile(self.folder / ROWS)
+        firsts = np.cumsum([0] + [parquet.metadata.row_group(g).num_rows for g in range(parquet.num_row_groups)])
+        groups = [g for g in range(parquet.num_row_groups) if firsts[g] < stop and firsts[g + 1] > start]
+        texts = parquet.read_row_groups(groups, columns=["text"]).column(0).to_pylist()
+        return texts[start - firsts[groups[0]]:stop - firsts[groups[0]]]
+
     def pending(self) -> list[int]:
         """The shards without a marker, in order: those a run still has to compute."""
         return [s for s in range(self.shards) if not (self.shard_dir / f"{s:06d}.done").exists()]
@@ -163,7 +175,7 @@ class StoreFiles:
         for path, length in files:
             _allocate(path, (length, self.hidden), self.folder)
         with disk_errors(self.folder):
-            rows.to_parquet(self.folder / (ROWS + ".part"), index=False)
+            rows.to_parquet(self.folder / (ROWS + ".part"), index=False, row_group_size=self.shard_rows)
         os.replace(self.folder / (ROWS + ".part"), self.folder / ROWS)
         write_json(self.folder / PLAN, plan)
 

@@ -80,7 +80,7 @@ def _gather(batches: Iterator[dict[str, np.ndarray]], files: StoreFiles) -> Shar
         raise ValueError(f"Ray returned only part of {len(filling)} shard(s); run the command again to finish them.")
 
 
-def ray_shards(request: Request, identity: str, files: StoreFiles, texts: list[str], shards: list[int],
+def ray_shards(request: Request, identity: str, files: StoreFiles, shards: list[int],
                address: str | None = None, actors: int | None = None) -> ShardVectors:
     """The vectors of ``shards`` computed on Ray: on the cluster at ``address`` (e.g. "ray://head:10001", or
     "auto"), else on a local Ray started for this run (and stopped after it); a Ray already running in this
@@ -98,7 +98,7 @@ def ray_shards(request: Request, identity: str, files: StoreFiles, texts: list[s
         actors = checks.whole_number(max(1, int(resources.get("GPU", 0))) if actors is None else actors, "actors", 1)
         threads = max(1, int(resources.get("CPU", 1)) // actors)
         frames = [pd.DataFrame({"row": np.arange(*files.shard_span(s), dtype=np.int64),
-                                "text": texts[slice(*files.shard_span(s))]}) for s in shards]
+                                "text": files.shard_texts(s)}) for s in shards]
         dataset = ray.data.from_pandas(frames).map_batches(
             EmbedActor, fn_constructor_kwargs={"request": request, "identity": identity, "columns": files.columns,
                                                "token_layers": files.token_layers, "threads": 1 if gpus else threads},

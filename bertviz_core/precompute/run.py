@@ -25,6 +25,7 @@ from bertviz_core.lengths import Lengths, cut_note
 from bertviz_core.precompute.layout import FORMAT, MANIFEST, PLAN, Column, StoreFiles, column_name, read_json, token_starts
 from bertviz_core.precompute.maps import check_maps, write_maps
 from bertviz_core.precompute.request import Request, ShardVectors, layer_numbers, shard_outputs, store_columns, token_rows
+from bertviz_core.store import release_free_memory
 
 SHARD_ROWS = 1024  # rows per shard: what a stopped run loses at most, and what one write holds in memory
 ENGINES = ("local", "ray")
@@ -44,11 +45,10 @@ class Report:
     seconds: float
 
 
-def local_shards(encoder: Encoder, files: StoreFiles, texts: list[str], shards: list[int]) -> ShardVectors:
+def local_shards(encoder: Encoder, files: StoreFiles, shards: list[int]) -> ShardVectors:
     """The local engine: ``shard_outputs`` of each shard's texts, in this process."""
     for shard in shards:
-        start, stop = files.shard_span(shard)
-        yield shard, *shard_outputs(encoder, texts[start:stop], files.columns, files.token_layers)
+        yield shard, *shard_outputs(encoder, files.shard_texts(shard), files.columns, files.token_layers)
 
 
 def _rows_frame(corpus: CorpusFile, lengths: Lengths) -> pd.DataFrame:
@@ -100,6 +100,38 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
     shard_rows = checks.whole_number(shard_rows, "shard_rows", 1)
     progress, map_progress = checks.callback(progress), checks.callback(map_progress, "map_progress")
     out_path = Path(checks.text(out, "The store's folder"))
+    encoder, files, manifest, summary, cut = _start(location, out_path, request, text_column, label_column, engine,
+                                                    shard_rows)
+    release_free_memory()  # the corpus read is over: from here on, a run holds one shard's texts at a time
+    pending = files.pending()
+    done = files.rows - sum(files.shard_length(shard) for shard in pending)
+    if progress is not None:
+        progress(done, files.rows)
+    if pending:
+        if engine == "ray":
+            from bertviz_core.precompute.ray_engine import ray_shards
+
+            shards = ray_shards(request, encoder.info.identity, files, pending, **ray_options)
+        else:
+            shards = local_shards(encoder, files, pending)
+        for shard, vectors, tokens in shards:
+            files.write_shard(shard, vectors, tokens, token_rows(encoder, files.shard_texts(shard), files.shard_span(
+                shard)[0]) if files.token_layers else None)
+            done += files.shard_length(shard)
+            if progress is not None:
+                progress(done, files.rows)
+    if not (out_path / MANIFEST).exists():
+        files.check_done()
+        drawn = write_maps(out_path, files.columns, manifest["map_names"], request.map_sample, {
+            column: np.load(files.vector_path(column), mmap_mode="r") for column in files.columns}, map_progress)
+        files.finish({**manifest, "maps": drawn, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+    return Report(str(out_path), summary, cut, len(pending), files.shards - len(pending), time.perf_counter() - began)
+
+
+def _start(location: str, out: Path, request: Request, text_column: str | None, label_column: str | None,
+           engine: str, shard_rows: int) -> tuple[Encoder, StoreFiles, dict, UploadSummary, str | None]:
+    """Read the corpus, load the model, check the request, and create the store (or find the one a stopped run
+    began): the Encoder, the store's files, its manifest but the maps, the corpus's counts and its truncation note."""
     corpus = read_corpus_file(location, text_column, label_column)
     encoder = load_encoder(request.model, "cpu" if engine == "ray" else request.device)
     columns = store_columns(encoder, request.strategies, request.layers)
@@ -111,36 +143,12 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
         else None
     plan = _plan(encoder, request, corpus, content_digest(str(location)), columns, token_layers,
                  0 if starts is None else int(starts[-1]), maps, shard_rows)
-    out_path.mkdir(parents=True, exist_ok=True)
-    files = _store_files(out_path, plan, columns, starts)
-    if not (out_path / PLAN).exists():
+    out.mkdir(parents=True, exist_ok=True)
+    files = _store_files(out, plan, columns, starts)
+    if not (out / PLAN).exists():
         files.create(plan, _rows_frame(corpus, lengths))
-    pending = files.pending()
-    done = files.rows - sum(files.shard_length(shard) for shard in pending)
-    if progress is not None:
-        progress(done, files.rows)
-    if pending:
-        texts = corpus.corpus.texts
-        if engine == "ray":
-            from bertviz_core.precompute.ray_engine import ray_shards
-
-            shards = ray_shards(request, encoder.info.identity, files, texts, pending, **ray_options)
-        else:
-            shards = local_shards(encoder, files, texts, pending)
-        for shard, vectors, tokens in shards:
-            start, stop = files.shard_span(shard)
-            files.write_shard(shard, vectors, tokens,
-                              token_rows(encoder, texts[start:stop], start) if token_layers else None)
-            done += files.shard_length(shard)
-            if progress is not None:
-                progress(done, files.rows)
-    if not (out_path / MANIFEST).exists():
-        files.check_done()
-        drawn = write_maps(out_path, columns, maps, request.map_sample, {
-            column: np.load(files.vector_path(column), mmap_mode="r") for column in columns}, map_progress)
-        files.finish({**_manifest(plan, encoder, corpus, lengths), "maps": drawn})
-    return Report(str(out_path), corpus.corpus.summary, cut_note(encoder.info.max_length, lengths.dropped.tolist()),
-                  len(pending), files.shards - len(pending), time.perf_counter() - began)
+    return (encoder, files, _manifest(plan, encoder, corpus, lengths), corpus.corpus.summary,
+            cut_note(encoder.info.max_length, lengths.dropped.tolist()))
 
 
 def _manifest(plan: dict, encoder: Encoder, corpus: CorpusFile, lengths: Lengths) -> dict:
@@ -152,5 +160,4 @@ def _manifest(plan: dict, encoder: Encoder, corpus: CorpusFile, lengths: Lengths
                       "model_type": info.model_type, "device": info.device, "libraries": library_versions()},
             "counts": {"rows_read": summary.rows, "texts": summary.used, "blank_lines": summary.blank_lines,
                        "empty_texts": summary.empty_texts, "label_only": summary.label_only,
-                       "duplicates": summary.duplicates, "truncated": int((lengths.dropped > 0).sum())},
-            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+                       "duplicates": summary.duplicates, "truncated": int((lengths.dropped > 0).sum())}}
