@@ -54,8 +54,8 @@ def store_columns(encoder: Any, strategies: list[str] | None, layers: list[int] 
 
 def pooled_columns(pooled: dict[str, np.ndarray], columns: list[Column]) -> Vectors:
     """``Encoder.embed``'s output ({strategy: (texts, layers, hidden)}) as the store's columns: {column: (texts,
-    hidden)}."""
-    return {(name, layer): POOLINGS[name].at(pooled[name], layer) for name, layer in columns}
+    hidden)}, each a copy, so that a shard's columns waiting to be written do not keep every layer alive."""
+    return {(name, layer): np.ascontiguousarray(POOLINGS[name].at(pooled[name], layer)) for name, layer in columns}
 
 
 def shard_outputs(encoder: Any, texts: list[str], columns: list[Column], token_layers: list[int]) -> tuple[

@@ -118,6 +118,7 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
             files.write_shard(shard, vectors, tokens, token_rows(encoder, files.shard_texts(shard), files.shard_span(
                 shard)[0]) if files.token_layers else None)
             done += files.shard_length(shard)
+            release_free_memory()  # each shard's activations differ in size: without this, freed heap piles up
             if progress is not None:
                 progress(done, files.rows)
     if not (out_path / MANIFEST).exists():
