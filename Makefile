@@ -38,8 +38,13 @@ screenshots: $(VENV)/.installed browser
 # Benchmarks (bench/): each prints its figures and ratios, measured side by side in one run.
 BENCH := latency:interaction_latency calls:model_calls cold:cold_start memory:memory throughput:embed_throughput \
 	load:server_load index:index_memory search:neighbour_search probe:probe_cost first:first_visit grid:grid_drawing \
-	warmup:warm_up_effect visitors:visitors_memory precompute:precompute_throughput
+	warmup:warm_up_effect visitors:visitors_memory precompute:precompute_throughput formats:store_formats
 .PHONY: bench $(foreach b,$(BENCH),bench-$(firstword $(subst :, ,$(b))))
 $(foreach b,$(BENCH),$(eval bench-$(firstword $(subst :, ,$(b))): $(VENV)/.installed browser ; \
 	HF_HUB_OFFLINE=1 $(PY) bench/$(lastword $(subst :, ,$(b))).py))
 bench: $(foreach b,$(BENCH),bench-$(firstword $(subst :, ,$(b))))
+# The store-format candidates (faiss, Lance) are the bench's alone, not the app's requirements.
+bench-formats: $(VENV)/.formats
+$(VENV)/.formats: bench/requirements-formats.txt $(VENV)/.installed
+	$(PY) -m pip install -q --disable-pip-version-check -r bench/requirements-formats.txt
+	touch $@
