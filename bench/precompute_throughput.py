@@ -1,13 +1,15 @@
 """Precompute throughput and memory, side by side in one run on the same texts: Encoder.embed alone, the local
 engine, the ray engine with 1 and 2 actors (a local Ray of every core), each writing the same store (every strategy,
 the last layer), and sentence-transformers' encode, in this process and with its multi-process pool; then the peak
-memory of a precompute of ``--memory-rows`` rows, in a process of its own.
+memory of a precompute of ``--memory-rows`` rows.
 
     .venv/bin/python bench/precompute_throughput.py [--texts 20000] [--memory-rows 100000] [--device auto]
 
-Prints texts/second for each, its ratio to Encoder.embed (goals: local >= 0.98, ray >= 0.9), the largest
+Prints texts/second for each, its ratio to Encoder.embed (goals: local >= 0.98, ray >= 0.9), and for each engine the
+same without its start (reading the corpus, loading the command's model, counting tokens, writing the rows), the largest
 difference between each store's vectors and Encoder.embed's, and the memory figure: the peak resident memory of
-the precompute against the process idle with the model loaded plus two shards of vectors (the goal: at most that).
+the precompute against a process with the model at work on the same shards, keeping nothing, plus two shards of
+vectors (the goal: at most that), each in a fresh process, with the largest memory of each phase of both.
 """
 from __future__ import annotations
 
@@ -30,32 +32,72 @@ from embed_throughput import varied_texts  # noqa: E402
 
 from bertviz_core import load_encoder, open_store  # noqa: E402
 from bertviz_core.models import bundled_model_dir  # noqa: E402
-from bertviz_core.precompute.request import Request, pooled_columns, store_columns  # noqa: E402
+from bertviz_core.precompute.request import Request, pooled_columns, shard_outputs, store_columns  # noqa: E402
 from bertviz_core.precompute.run import SHARD_ROWS, precompute  # noqa: E402
+from bertviz_core.store import release_free_memory  # noqa: E402
 
-# Run in a fresh process: its memory with the model loaded (VmRSS), its peak (VmHWM) once the model has embedded one
-# shard's texts (the model at work: one batch's activations and one shard's pooled output), its peak after the
-# whole precompute, and one shard's stored vectors in bytes.
-MEMORY_PROBE = """
-import json, sys
-import numpy as np
-import pandas as pd
-from bertviz_core import load_encoder, open_store
-from bertviz_core.precompute.request import Request
-from bertviz_core.precompute.run import precompute
-def status(field):
+def _status(field: str) -> int:
+    """Bytes of ``field`` (VmRSS, VmHWM, RssAnon, RssFile) of this process."""
     return next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith(field + ":"))
-encoder = load_encoder(None, sys.argv[3])
-loaded = status("VmRSS")
-encoder.embed(pd.read_csv(sys.argv[1])["text"].astype(str).tolist()[:int(sys.argv[4])])
-working = status("VmHWM")
-precompute(sys.argv[1], sys.argv[2], Request(device=sys.argv[3]), shard_rows=int(sys.argv[4]))
-store = open_store(sys.argv[2])
-row_bytes = sum(np.load(store.folder / "vectors" / f"{name}.npy", mmap_mode="r")[0].nbytes
-                for name in store.manifest["columns"])
-print(json.dumps({"loaded": loaded, "working": working, "peak": status("VmHWM"), "shard": row_bytes * int(sys.argv[4]),
-                  "rows": len(store.texts)}))
-"""
+
+
+class Sampler:
+    """The largest resident memory (VmRSS, and its anonymous and file-backed parts) of this process in each phase,
+    sampled every 20 ms by a thread: ``phase`` names the current one."""
+
+    def __init__(self, phase: str) -> None:
+        import threading
+
+        self.phase, self.largest, self._stop = phase, {}, threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(0.02):
+            figures = {field: _status(field) for field in ("VmRSS", "RssAnon", "RssFile")}
+            kept = self.largest.setdefault(self.phase, figures)
+            self.largest[self.phase] = {field: max(kept[field], figures[field]) for field in figures}
+
+    def stop(self) -> dict:
+        self._stop.set()
+        self._thread.join()
+        return self.largest
+
+
+def model_at_work(corpus_file: str, device: str, shard_rows: int) -> dict:
+    """Run in a fresh process: its memory after the imports (idle) and with the model loaded; its peak once the model
+    has computed the store's columns of the first shard, and once it has computed every shard's, one after another,
+    keeping nothing (the model at work on this corpus: its largest batches, and the heap the allocator keeps between
+    runs of varied sizes); and one shard's stored vectors in bytes."""
+    idle = _status("VmRSS")
+    sampler = Sampler("load")
+    encoder = load_encoder(None, device)
+    loaded = _status("VmRSS")
+    columns = store_columns(encoder, None, None)
+    texts = pd.read_csv(corpus_file)["text"].astype(str).tolist()
+    sampler.phase = "first shard"
+    vectors, _ = shard_outputs(encoder, texts[:shard_rows], columns, [])
+    first = _status("VmHWM")
+    sampler.phase = "every shard"
+    for start in range(shard_rows, len(texts), shard_rows):
+        shard_outputs(encoder, texts[start:start + shard_rows], columns, [])
+        release_free_memory()  # as the precompute does after each shard
+    return {"idle": idle, "loaded": loaded, "first": first, "working": _status("VmHWM"), "phases": sampler.stop(),
+            "shard": sum(block.nbytes for block in vectors.values())}
+
+
+def precompute_peak(corpus_file: str, out: str, device: str, shard_rows: int) -> dict:
+    """Run in a fresh process: its memory after the imports (idle), its peak (VmHWM) after a whole precompute, and
+    its largest memory in each of its phases: "start" (the corpus read, counted and written as rows, the model
+    loaded), "shards" (the model at work, shard by shard) and "finish" (the check and the manifest)."""
+    idle = _status("VmRSS")
+    sampler = Sampler("start")
+
+    def progress(done: int, total: int) -> None:
+        sampler.phase = "finish" if done == total else "shards"
+
+    report = precompute(corpus_file, out, Request(device=device), shard_rows=shard_rows, progress=progress)
+    return {"idle": idle, "peak": _status("VmHWM"), "phases": sampler.stop(), "rows": report.summary.used}
 
 
 def main() -> None:
@@ -102,9 +144,15 @@ def throughput(texts: list[str], folder: Path, device: str) -> None:
     differences = {}
     for name, options in runs.items():
         out = folder / name.replace(" ", "").replace(",", "-")
-        began = time.perf_counter()
-        precompute(str(folder / "corpus.csv"), str(out), Request(device=device), **options)
+        began, computing = time.perf_counter(), []  # computing: when the store was planned and shards began
+
+        def note_start(done: int, total: int) -> None:
+            if not computing:
+                computing.append(time.perf_counter())
+
+        precompute(str(folder / "corpus.csv"), str(out), Request(device=device), progress=note_start, **options)
         timings[name] = time.perf_counter() - began
+        timings[f"  its shards alone (start {computing[0] - began:.1f} s)"] = time.perf_counter() - computing[0]
         store = open_store(str(out))
         differences[name] = max(float(np.abs(store.vectors(strategy, layer) - vectors).max())
                                 for (strategy, layer), vectors in expected.items())
@@ -141,22 +189,35 @@ def sentence_transformers(texts: list[str], device: str) -> dict[str, float]:
     return timings
 
 
+def _in_fresh_process(call: str) -> dict:
+    """The JSON that ``call`` (an expression of this module's functions) returns, run in a process of its own."""
+    code = f"import json, precompute_throughput as bench; print(json.dumps(bench.{call}))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parent)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def memory(rows: int, folder: Path, device: str) -> None:
-    """The peak memory of a local precompute of ``rows`` rows against idle with the model plus two shards."""
+    """The peak memory of a local precompute of ``rows`` rows against the model at work on the same shards plus two
+    shards' vectors, each measured in a fresh process, and the largest memory of each phase of both."""
     pd.DataFrame({"text": corpus(rows)}).to_csv(folder / "memory.csv", index=False)
+    corpus_file, out = str(folder / "memory.csv"), str(folder / "memory")
     began = time.perf_counter()
-    probe = subprocess.run([sys.executable, "-c", MEMORY_PROBE, str(folder / "memory.csv"), str(folder / "memory"),
-                            device, str(SHARD_ROWS)], capture_output=True, text=True, check=True,
-                           cwd=Path(__file__).resolve().parents[1])
-    figures = json.loads(probe.stdout.strip().splitlines()[-1])
-    bound = figures["working"] + 2 * figures["shard"]
+    work = _in_fresh_process(f"model_at_work({corpus_file!r}, {device!r}, {SHARD_ROWS})")
+    run = _in_fresh_process(f"precompute_peak({corpus_file!r}, {out!r}, {device!r}, {SHARD_ROWS})")
+    bound = work["working"] + 2 * work["shard"]
     mib = 2 ** 20
-    print(f"\nmemory of a local precompute of {figures['rows']:,} rows ({time.perf_counter() - began:.0f} s, "
-          f"shards of {SHARD_ROWS:,} rows, {figures['shard'] / mib:.1f} MiB of vectors each):")
-    print(f"  the model loaded {figures['loaded'] / mib:,.0f} MiB; at work on one shard (peak) "
-          f"{figures['working'] / mib:,.0f} MiB; + 2 shards = {bound / mib:,.0f} MiB; precompute's peak "
-          f"{figures['peak'] / mib:,.0f} MiB ({'within' if figures['peak'] <= bound else 'OVER'} the goal); the store's "
-          f"vectors, which it never holds: {figures['rows'] * figures['shard'] / SHARD_ROWS / mib:,.0f} MiB")
+    print(f"\nmemory of a local precompute of {run['rows']:,} rows ({time.perf_counter() - began:.0f} s, shards of "
+          f"{SHARD_ROWS:,} rows, {work['shard'] / mib:.1f} MiB of vectors each), each in a fresh process:")
+    print(f"  idle (imports) {work['idle'] / mib:,.0f} MiB; the model loaded {work['loaded'] / mib:,.0f} MiB; at work "
+          f"on the first shard (peak) {work['first'] / mib:,.0f} MiB, on every shard one after another, keeping nothing "
+          f"{work['working'] / mib:,.0f} MiB; + 2 shards = {bound / mib:,.0f} MiB (the goal)")
+    print(f"  the precompute: idle {run['idle'] / mib:,.0f} MiB, peak {run['peak'] / mib:,.0f} MiB "
+          f"({'within' if run['peak'] <= bound else 'OVER'} the goal by {abs(bound - run['peak']) / mib:,.0f} MiB); "
+          f"the store's vectors, which it never holds: {run['rows'] * work['shard'] / SHARD_ROWS / mib:,.0f} MiB")
+    for phase, figures in [*work["phases"].items(), *run["phases"].items()]:
+        print(f"    largest in phase {phase:7} resident {figures['VmRSS'] / mib:,.0f} MiB = anonymous "
+              f"{figures['RssAnon'] / mib:,.0f} + file-backed {figures['RssFile'] / mib:,.0f}")
 
 
 if __name__ == "__main__":

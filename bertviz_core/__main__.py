@@ -10,12 +10,16 @@ Compute the sentence vectors of a corpus once, into a store a notebook opens wit
 
     python -m bertviz_core precompute tickets.csv --out tickets-store
     python -m bertviz_core precompute tickets.csv --out tickets-store --engine ray --address auto
+    python -m bertviz_core precompute tickets.csv --out tickets-store --token-layers 6 --maps PCA,UMAP
 
 then, in Python:
 
     from bertviz_core import open_store
     store = open_store("tickets-store")
     store.search("my printer is on fire", k=5, strategy="mean")
+    store.vectors("mean", 6)                 # (rows, hidden), memory-mapped
+    store.token_vectors(6), store.token_rows # with --token-layers: every token's vector and its word
+    store.map("PCA", "mean", 6)              # with --maps: row, x, y
 
 INPUT is a .csv or .tsv (separator sniffed, columns guessed, as the app reads an upload), .parquet, .jsonl (JSON
 Lines), .txt (one text per line), or the folder of a Hugging Face dataset saved with save_to_disk (needs the
