@@ -168,6 +168,9 @@ def test_a_shared_link_reopens_the_same_view(server: str, browser: Browser, path
     page = open_view(browser, f"{server}/{path}?{SHARED[path].format(mlm=mlm_folder)}")
     page.wait_for_function(DRAWN_JS, timeout=60_000)  # every chart drawn: the view is complete
     wait_idle(page)
+    # On a busy machine the charts' check can pass before the first run has drawn anything (no chart yet): wait
+    # for the page's settings, at least the four the assertion below asks of every shared view.
+    page.wait_for_function(f"() => Object.keys(({SETTINGS_JS})()).length >= 4", timeout=60_000)
     before = page.evaluate(SETTINGS_JS)
     link = shared_link(page)
     page.context.close()
