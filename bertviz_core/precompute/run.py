@@ -102,7 +102,7 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
     out_path = Path(checks.text(out, "The store's folder"))
     encoder, files, manifest, summary, cut = _start(location, out_path, request, text_column, label_column, engine,
                                                     shard_rows)
-    release_free_memory()  # the corpus read is over: from here on, a run holds one shard's texts at a time
+    release_free_memory()  # the corpus read is over: the local engine holds one shard's texts at a time
     pending = files.pending()
     done = files.rows - sum(files.shard_length(shard) for shard in pending)
     if progress is not None:
