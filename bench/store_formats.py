@@ -96,8 +96,7 @@ K, HNSW_SEARCH, LANCE_PROBES, LANCE_REFINE = (int(value) for value in sys.argv[4
 def rss():
     return next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmRSS:"))
 if way == "npy":
-    from bertviz_core.neighbours import scores_against
-    from bertviz_core.precompute.reader import SEARCH_CHUNK
+    from bertviz_core.precompute.ann import exact_best
 elif way.startswith("faiss"):
     import faiss
 else:
@@ -106,10 +105,7 @@ before = rss()
 if way == "npy":
     vectors = np.load(folder + "/vectors.npy", mmap_mode="r")
     def search(query):
-        scores = np.concatenate([scores_against(vectors[s:s + SEARCH_CHUNK], query, "cosine")
-                                 for s in range(0, len(vectors), SEARCH_CHUNK)])
-        best = np.argpartition(-scores, K - 1)[:K]
-        return best[np.argsort(-scores[best], kind="stable")]
+        return exact_best(vectors, query[None], K, "cosine")[0][0]
 elif way.startswith("faiss"):
     index = faiss.read_index(folder + ("/flat.faiss" if way == "faiss_flat" else "/hnsw.faiss"), faiss.IO_FLAG_MMAP)
     if way == "faiss_hnsw":

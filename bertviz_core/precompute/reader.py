@@ -14,12 +14,11 @@ import numpy as np
 import pandas as pd
 
 import bertviz_core.checks as checks
-from bertviz_core.neighbours import check_k, scores_against
+from bertviz_core.neighbours import check_k
 from bertviz_core.pooling import POOLINGS, vectors_at
+from bertviz_core.precompute.ann import approximate_top, exact_best, index_path, open_index
 from bertviz_core.precompute.layout import FORMAT, MANIFEST, PLAN, ROWS, column_name, read_json
 from bertviz_core.similarity import METRICS
-
-SEARCH_CHUNK = 65536  # rows scored at a time: a search reads the map in pieces, never all of it at once
 
 
 def identity_mismatch(store: str, stored: str, encoder: Any) -> ValueError:
@@ -56,8 +55,18 @@ class VectorStore:
 
     def vectors(self, strategy: str, layer: int | None = None) -> np.ndarray:
         """float32 (rows, hidden), memory-mapped read-only: the ``strategy`` vectors at ``layer`` (the last layer
-        when None; ignored by a strategy without layers). ``ValueError`` naming what the store holds otherwise."""
-        return np.load(self.folder / "vectors" / f"{self._column(strategy, layer)}.npy", mmap_mode="r")
+        when None; ignored by a strategy without layers). ``ValueError`` naming what the store holds otherwise, or
+        saying the file is damaged (cut short, or of another shape than the manifest's)."""
+        path = self.folder / "vectors" / f"{self._column(strategy, layer)}.npy"
+        expected = (self.manifest["rows"], self.manifest["hidden"])
+        try:
+            vectors = np.load(path, mmap_mode="r")
+        except (OSError, ValueError, EOFError) as err:
+            raise ValueError(f"{path} could not be read ({err}); the store is damaged: compute it again.") from err
+        if vectors.shape != expected or vectors.dtype != np.float32:
+            raise ValueError(f"{path} holds {vectors.dtype} {vectors.shape} where the manifest promises float32 "
+                             f"{expected}; the store is damaged: compute it again.")
+        return vectors
 
     def _column(self, strategy: str, layer: int | None) -> str:
         """The stored column of ``strategy`` at ``layer`` (the last when None), e.g. "mean@6"; ``ValueError`` naming
@@ -113,24 +122,41 @@ class VectorStore:
             self._encoder = loaded
         return self._encoder
 
+    def search_method(self, strategy: str = "mean", layer: int | None = None, metric: str = "cosine") -> dict:
+        """How ``search`` answers for this column and metric: {"kind": "exact", "rows": n}, or the index's facts
+        (see ``ann.build_index``) with "kind": "approximate" and "recall" this metric's recall@10."""
+        name, metric = self._column(strategy, layer), checks.choice(metric, "metric", METRICS)
+        facts = self.manifest.get("indexes", {}).get(name)
+        if facts is None:
+            return {"kind": "exact", "rows": self.manifest["rows"]}
+        return {**facts, "kind": "approximate", "rows": self.manifest["rows"], "recall": facts["recall"][metric]}
+
+    def _index(self, name: str):
+        """The memory-mapped index of the column ``name``, opened once."""
+        opened = self.__dict__.setdefault("_indexes", {})
+        if name not in opened:
+            opened[name] = open_index(index_path(self.folder, name))
+        return opened[name]
+
     def search(self, query: str | np.ndarray, k: int = 10, strategy: str = "mean", layer: int | None = None,
-               metric: str = "cosine") -> pd.DataFrame:
+               metric: str = "cosine", exact: bool = False) -> pd.DataFrame:
         """The ``k`` stored texts nearest to ``query`` (a text, embedded by ``encoder()``, or a vector (hidden,)),
-        best first: rank, index (into the store's rows), score, text, label."""
+        best first: rank, index (into the store's rows), score, text, label. With an index for the column (see
+        ``search_method``) and not ``exact``, the rows are found approximately and scored exactly."""
         candidates = self.vectors(strategy, layer)  # (rows, hidden), mapped
-        checks.choice(metric, "metric", METRICS)
+        method = self.search_method(strategy, layer, metric)
         if isinstance(query, str):
             query = vectors_at(self.encoder().embed([checks.text(query, "The query")], [strategy]), strategy,
                                layer if layer is not None else self.manifest["model"]["num_layers"], "query")[0]
         query = checks.vector(query, "The query vector", candidates.shape[1])
         k = check_k(k, len(candidates), "text")
-        scores = np.concatenate([scores_against(candidates[start:start + SEARCH_CHUNK], query, metric)
-                                 for start in range(0, len(candidates), SEARCH_CHUNK)])  # (rows,)
-        signed = -scores if METRICS[metric].similar_high else scores
-        best = np.argpartition(signed, k - 1)[:k]
-        order = best[np.lexsort((best, signed[best]))]  # best first; equal scores in store order
+        if method["kind"] == "approximate" and not exact:
+            order, scores = approximate_top(self._index(self._column(strategy, layer)), candidates, query, k, metric,
+                                            method["probes"])
+        else:
+            order, scores = (found[0] for found in exact_best(candidates, query[None], k, metric))
         found = self.rows.iloc[order]
-        return pd.DataFrame({"rank": np.arange(1, k + 1), "index": order, "score": scores[order],
+        return pd.DataFrame({"rank": np.arange(1, len(order) + 1), "index": order, "score": scores,
                              "text": found["text"].to_numpy(), "label": found["label"].to_numpy()})
 
 

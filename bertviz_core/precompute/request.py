@@ -23,8 +23,9 @@ ShardVectors = Iterator[tuple[int, Vectors, TokenVectors]]  # (shard, its senten
 @dataclass(frozen=True)
 class Request:
     """What to compute: the model (None = bundled) on ``device``, the strategies and layers (None = defaults), the
-    layers whose every ordinary token's vector is stored too (None = none), and the 2-D maps of every column
-    (``projection.PROJECTIONS`` names; PCA maps every row, the others ``map_sample`` rows at most)."""
+    layers whose every ordinary token's vector is stored too (None = none), the 2-D maps of every column
+    (``projection.PROJECTIONS`` names; PCA maps every row, the others ``map_sample`` rows at most), and when each
+    column gets a search index (``ann.INDEX_CHOICES``: "auto" above ``ann.EXACT_ROWS`` rows)."""
 
     model: str | None = None
     strategies: list[str] | None = None
@@ -33,6 +34,7 @@ class Request:
     token_layers: list[int] | None = None
     maps: list[str] | None = None
     map_sample: int = MAP_SAMPLE
+    index: str = "auto"
 
 
 def layer_numbers(layers: list[int], top: int, name: str = "layers") -> list[int]:

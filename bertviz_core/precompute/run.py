@@ -22,6 +22,7 @@ from bertviz_core.corpora.uploads import UploadSummary
 from bertviz_core.encoder import Encoder, library_versions, load_encoder
 from bertviz_core.identity import content_digest
 from bertviz_core.lengths import Lengths, cut_note
+from bertviz_core.precompute.ann import INDEX_CHOICES, write_indexes
 from bertviz_core.precompute.layout import FORMAT, MANIFEST, PLAN, Column, StoreFiles, column_name, read_json, token_starts
 from bertviz_core.precompute.maps import check_maps, write_maps
 from bertviz_core.precompute.request import Request, ShardVectors, layer_numbers, shard_outputs, store_columns, token_rows
@@ -87,18 +88,21 @@ def _store_files(out: Path, plan: dict, columns: list[Column], starts: np.ndarra
 def precompute(location: str, out: str, request: Request = Request(), text_column: str | None = None,
                label_column: str | None = None, engine: str = "local", shard_rows: int = SHARD_ROWS,
                progress: Progress | None = None, map_progress: Progress | None = None,
-               **ray_options: object) -> Report:
+               index_progress: Progress | None = None, **ray_options: object) -> Report:
     """Compute the sentence vectors of the corpus at ``location`` (see ``corpora.files``) into the store ``out``.
 
     A store started before with the same plan is resumed from its finished shards; a finished one is left as it
-    is. ``progress(rows done, rows)`` is called after each shard, ``map_progress(maps drawn, maps)`` around each map. ``ray_options`` (``address``, ``actors``) go to
-    the ray engine. ``ValueError`` with a sentence for a bad input file or column, a model that fails to load, a
+    is. ``progress(rows done, rows)`` is called after each shard, ``map_progress(maps drawn, maps)`` around each map,
+    ``index_progress(indexes built, indexes)`` around each search index. ``ray_options`` (``address``, ``actors``)
+    go to the ray engine. ``ValueError`` with a sentence for a bad input file or column, a model that fails to load, a
     full disk, an ``out`` that holds something else, or a store started with other settings.
     """
     began = time.perf_counter()
     checks.choice(engine, "engine", ENGINES)
     shard_rows = checks.whole_number(shard_rows, "shard_rows", 1)
     progress, map_progress = checks.callback(progress), checks.callback(map_progress, "map_progress")
+    index_progress = checks.callback(index_progress, "index_progress")
+    checks.choice(request.index, "index", INDEX_CHOICES)
     out_path = Path(checks.text(out, "The store's folder"))
     encoder, files, manifest, summary, cut = _start(location, out_path, request, text_column, label_column, engine,
                                                     shard_rows)
@@ -123,9 +127,11 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
                 progress(done, files.rows)
     if not (out_path / MANIFEST).exists():
         files.check_done()
-        drawn = write_maps(out_path, files.columns, manifest["map_names"], request.map_sample, {
-            column: np.load(files.vector_path(column), mmap_mode="r") for column in files.columns}, map_progress)
-        files.finish({**manifest, "maps": drawn, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+        vectors_of = {column: np.load(files.vector_path(column), mmap_mode="r") for column in files.columns}
+        drawn = write_maps(out_path, files.columns, manifest["map_names"], request.map_sample, vectors_of, map_progress)
+        indexed = write_indexes(out_path, {column_name(*column): vectors for column, vectors in vectors_of.items()},
+                                request.index, index_progress)
+        files.finish({**manifest, "maps": drawn, "indexes": indexed, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     return Report(str(out_path), summary, cut, len(pending), files.shards - len(pending), time.perf_counter() - began)
 
 
