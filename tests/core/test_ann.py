@@ -85,24 +85,16 @@ def test_a_damaged_index_is_said_to_be_damaged(built, tmp_path: Path) -> None:  
         ann.open_index(damaged)
 
 
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a VectorStore
-    folder = tmp_path_factory.mktemp("indexed")
-    news_topics().to_csv(folder / "news.csv", index=False)
-    return open_store(precompute(str(folder / "news.csv"), str(folder / "store"), Request(
-        strategies=["mean"], layers=[6], index="always"), shard_rows=64).store)
-
-
 @pytest.mark.parametrize("metric", list(METRICS))
-def test_a_store_searches_through_its_index_as_exact_search_does(indexed, metric: str) -> None:  # noqa: ANN001
-    method = indexed.search_method("mean", 6, metric)
-    assert method["kind"] == "approximate" and method["recall"] == method_recall(indexed, metric)
-    query = np.asarray(indexed.vectors("mean", 6)[7]) + 0.05
-    found = indexed.search(query, k=10, strategy="mean", layer=6, metric=metric)
-    exact = indexed.search(query, k=10, strategy="mean", layer=6, metric=metric, exact=True)
+def test_a_store_searches_through_its_index_as_exact_search_does(news_store, metric: str) -> None:  # noqa: ANN001
+    method = news_store.search_method("mean", 6, metric)
+    assert method["kind"] == "approximate" and method["recall"] == method_recall(news_store, metric)
+    query = np.asarray(news_store.vectors("mean", 6)[7]) + 0.05
+    found = news_store.search(query, k=10, strategy="mean", layer=6, metric=metric)
+    exact = news_store.search(query, k=10, strategy="mean", layer=6, metric=metric, exact=True)
     # 160 rows are fewer than the candidates a query takes: the approximate answer is the exact one
     pd.testing.assert_frame_equal(found, exact)
-    expected, scores = brute_force(np.asarray(indexed.vectors("mean", 6)), query, 10, metric)
+    expected, scores = brute_force(np.asarray(news_store.vectors("mean", 6)), query, 10, metric)
     assert found["index"].tolist() == expected.tolist()
     np.testing.assert_allclose(found["score"], scores, rtol=1e-5, atol=1e-5)
 
@@ -111,7 +103,7 @@ def method_recall(store, metric: str) -> float:  # noqa: ANN001 - a VectorStore
     return store.manifest["indexes"]["mean@6"]["recall"][metric]
 
 
-def test_a_store_below_the_exact_limit_gets_no_index_by_default(indexed, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_store_below_the_exact_limit_gets_no_index_by_default(tmp_path: Path) -> None:
     news_topics().iloc[:40].to_csv(tmp_path / "news.csv", index=False)
     store = open_store(precompute(str(tmp_path / "news.csv"), str(tmp_path / "s"), Request(strategies=["mean"]))
                        .store)
@@ -119,9 +111,9 @@ def test_a_store_below_the_exact_limit_gets_no_index_by_default(indexed, tmp_pat
     assert not (tmp_path / "s" / "index").exists()
 
 
-def test_a_damaged_vector_file_is_said_to_be_damaged(indexed, tmp_path: Path) -> None:  # noqa: ANN001
+def test_a_damaged_vector_file_is_said_to_be_damaged(news_store, tmp_path: Path) -> None:  # noqa: ANN001
     copy = tmp_path / "copy"
-    shutil.copytree(indexed.folder, copy)
+    shutil.copytree(news_store.folder, copy)
     vectors = copy / "vectors" / "mean@6.npy"
     vectors.write_bytes(vectors.read_bytes()[:-4096])  # cut short, as by a full disk or a copy stopped midway
     store = open_store(str(copy))
