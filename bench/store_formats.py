@@ -168,6 +168,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     arguments = parser.parse_args()
     from precompute_throughput import corpus
+    from store_search import mixtures
 
     from bertviz_core import load_encoder
     from bertviz_core.pooling import vectors_at
@@ -183,10 +184,7 @@ def main() -> None:
     try:
         show(f"{len(stored):,} real sentence vectors, {len(queries)} held-out queries", measure(stored, queries, folder))
         if arguments.rows:
-            generator = np.random.default_rng(0)
-            first, second = generator.integers(0, len(stored), (2, arguments.rows))
-            weight = generator.uniform(0.5, 1.0, (arguments.rows, 1)).astype(np.float32)
-            mixed = weight * stored[first] + (1 - weight) * stored[second]  # (rows, hidden)
+            mixed = mixtures(stored, arguments.rows)[0]  # (rows, hidden)
             show(f"{arguments.rows:,} synthetic vectors (w*a + (1-w)*b of two real ones, w in [0.5, 1)), the same "
                  "queries", measure(mixed, queries, folder))
     finally:
