@@ -24,6 +24,7 @@ from page_checks import checks
 require_chromium()
 
 from playwright.sync_api import Browser, Page  # noqa: E402
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 from bertviz_core.page_registry import PAGES  # noqa: E402
 
@@ -155,7 +156,16 @@ def open_at_150_percent(browser: Browser, url: str) -> Page:
     wait_idle(page)
     page.wait_for_function(DRAWN_JS, timeout=60_000)
     wait_idle(page)
+    try:  # the page's stylesheet is an element of its run: on a busy machine it can land after the widgets
+        page.wait_for_function(STYLED_JS, timeout=10_000)
+    except PlaywrightTimeout:
+        pass  # never applied: the audit reports what it left cut
     return page
+
+
+# Every multiselect wraps its tags: ui_present.COLUMNS_STYLE has reached the page.
+STYLED_JS = """() => [...document.querySelectorAll('[data-testid=stMultiSelectTagsContainer]')]
+    .every(tags => getComputedStyle(tags).flexWrap === 'wrap')"""
 
 
 def report(where: str, problems: list[list[str]]) -> str:
