@@ -13,6 +13,7 @@ from bertviz_core.corpus_sources import BUILT_IN_CORPORA, Corpus, source_labels,
 from bertviz_core.lengths import budget_note, token_budget
 from bertviz_core.page_registry import page
 from ui import corpus_digest, corpus_lengths, literal, model_key
+from ui_stores import store_source
 
 NO_LABELS = "(no labels)"
 SHOWN_LABELS = 12  # labels counted one by one in the summary; the others are summed
@@ -135,18 +136,18 @@ def uploaded_corpus(key: str, url_path: str, with_labels: bool = True, min_texts
 def corpus_source(label: str, key: str, url_path: str, built_in: str, with_labels: bool = True, min_texts: int = 1,
                   why: str = "") -> Corpus | None:
     """The page's corpus from the source picked in a radio (``label``, keyed ``{key}_source`` and bound to the
-    link) of every source of ``corpus_sources.CORPUS_SOURCES``: the page's built-in corpus ``built_in``, or a
-    file from the uploader keyed ``{key}_upload`` (see ``uploaded_corpus`` for ``with_labels``, ``min_texts``
-    and ``why``). None while no file can be used: the page shows no corpus results then."""
-    options = source_labels(built_in)
+    link) of every source of ``corpus_sources.CORPUS_SOURCES``: the page's built-in corpus ``built_in``, a file
+    from the uploader keyed ``{key}_upload`` (see ``uploaded_corpus`` for ``with_labels``, ``min_texts`` and
+    ``why``), or, on a page that reads stores, a store the server offers (``ui_stores.store_source``). None while no file can be used: the page shows no corpus results then."""
+    options = source_labels(built_in, page(url_path).reads_stores)
     chosen = st.radio(label, list(options.values()), horizontal=True, key=f"{key}_source", bind="query-params")
     return SOURCE_WIDGETS[next(name for name, shown in options.items() if shown == chosen)](
-        f"{key}_upload", url_path, built_in, with_labels, min_texts, why)
+        key, url_path, built_in, with_labels, min_texts, why)
 
 
 def _upload_source(key: str, url_path: str, built_in: str, with_labels: bool, min_texts: int,
                    why: str) -> Corpus | None:
-    found = uploaded_corpus(key, url_path, with_labels, min_texts, why)
+    found = uploaded_corpus(f"{key}_upload", url_path, with_labels, min_texts, why)
     return None if found is None else uploaded(found.texts, found.labels)
 
 
@@ -154,6 +155,7 @@ def _upload_source(key: str, url_path: str, built_in: str, with_labels: bool, mi
 SOURCE_WIDGETS = {
     "built-in": lambda key, url_path, built_in, with_labels, min_texts, why: BUILT_IN_CORPORA[built_in].load(),
     "upload": _upload_source,
+    "precomputed": store_source,
 }
 
 

@@ -2,27 +2,34 @@
 
 A page names its built-in corpus (``BUILT_IN_CORPORA``) and offers every source of ``CORPUS_SOURCES``; the
 ui layer draws each source's widgets (a file uploader for "upload") and hands the page a ``Corpus``. A new
-source (a precomputed store next) is one entry here and one widget in the ui layer, and every corpus page
-offers it.
+source is one entry here and one widget in the ui layer, and every corpus page offers it; a store source only on
+the pages that read stores.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import bertviz_core.checks as checks
 from bertviz_core import recipes
 from bertviz_core.corpora import news_topics, reference_corpus
+from bertviz_core.precompute.offered import SETTING
 
 
 @dataclass(frozen=True)
 class Corpus:
     """Texts a page works on: ``texts`` (n,), ``labels`` (n,) or None when unlabelled, and ``code``, the
-    plain-Python lines that build ``texts`` (and ``labels``) in the page's teaching panel."""
+    plain-Python lines that build ``texts`` (and ``labels``) in the page's teaching panel. From a precomputed
+    store: ``store`` (a ``VectorStore``), whose vectors the page reads instead of running the model, ``name`` (the
+    store's name as the server offers it), and no ``texts`` (a million of them would not be copied per run)."""
 
     texts: tuple[str, ...]
     labels: tuple[str, ...] | None
     code: str
+    store: Any = None
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,21 +63,28 @@ class CorpusSource:
 
     label: Callable[[BuiltInCorpus], str]
     description: str
+    store: bool = False  # a precomputed store: offered on a page that reads stores, when the server lists any
 
 
 CORPUS_SOURCES: dict[str, CorpusSource] = {
     "built-in": CorpusSource(lambda built_in: built_in.title, "the page's own corpus, shipped with the app"),
     "upload": CorpusSource(lambda built_in: "Upload a CSV",
                            "a CSV file: a text column and, where the page scores labels, a label column"),
+    "precomputed": CorpusSource(lambda built_in: "Precomputed store",
+                                f"a store this server's operator computed in advance and listed in {SETTING}: "
+                                "searched without running the model on it", store=True),
 }
 
 
-def source_labels(built_in: str) -> dict[str, str]:
-    """{source name: the option the picker shows} for a page whose built-in corpus is ``built_in``."""
+def source_labels(built_in: str, reads_stores: bool = False) -> dict[str, str]:
+    """{source name: the option the picker shows} for a page whose built-in corpus is ``built_in``: a store source
+    only when the page ``reads_stores`` and the server lists stores (``BERTVIZ_CORPORA``)."""
     if not isinstance(built_in, str) or built_in not in BUILT_IN_CORPORA:
         raise ValueError(f"Unknown built-in corpus {checks.shown(built_in)}: one of "
                          f"{', '.join(map(repr, BUILT_IN_CORPORA))}.")
-    return {name: source.label(BUILT_IN_CORPORA[built_in]) for name, source in CORPUS_SOURCES.items()}
+    stores = reads_stores and bool(os.environ.get(SETTING, "").strip(" ,"))
+    return {name: source.label(BUILT_IN_CORPORA[built_in]) for name, source in CORPUS_SOURCES.items()
+            if stores or not source.store}
 
 
 def uploaded(texts: list[str] | tuple[str, ...], labels: list[str] | tuple[str, ...] | None) -> Corpus:

@@ -15,7 +15,8 @@ class PageEntry:
     tokens an upload on the page may hold (see ``lengths.token_budget``), None for a page that takes none.
     ``warm_up``: the steps of the background warm-up (``ui_warm.WARM_STEPS``) that compute its default view.
     ``built_in_corpus``: for a page that takes a corpus, its own (a key of ``corpus_sources.BUILT_IN_CORPORA``);
-    it then offers every source of ``corpus_sources.CORPUS_SOURCES``."""
+    it then offers every source of ``corpus_sources.CORPUS_SOURCES``, a precomputed store only when it
+    ``reads_stores``."""
 
     file: str
     title: str
@@ -24,6 +25,7 @@ class PageEntry:
     token_budget: int | None = None
     warm_up: tuple[str, ...] = ()  # what the default view needs, named from ui_warm.WARM_STEPS
     built_in_corpus: str | None = None
+    reads_stores: bool = False
 
     @property
     def url_path(self) -> str:
@@ -60,7 +62,7 @@ PAGES: tuple[PageEntry, ...] = (
               token_budget=INDEX_TOKENS, warm_up=("tutorial sentence encoded", "reference corpus indexed",
                                                   "reference corpus pooled", "tutorial sentence pooled",
                                                   "reference corpus contextuality"),
-              built_in_corpus="reference sentences"),
+              built_in_corpus="reference sentences", reads_stores=True),
     PageEntry("pages/sentence_pooling.py", "Sentence pooling", "🧭",
               'Which vector is "the sentence embedding": [CLS], pooler, mean or max, and from which layer? '
               "Measured by class separation", token_budget=POOLED_TOKENS,

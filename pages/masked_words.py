@@ -21,11 +21,12 @@ from ui import (
     masks,
     model_input,
     model_key,
+    offer_model,
     or_stop,
     table,
     teaching_panel,
 )
-from ui_masked import nearest_embeddings, offer_model
+from ui_masked import nearest_embeddings
 from ui_pickers import choose
 from ui_present import columns
 

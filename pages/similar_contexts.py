@@ -37,6 +37,7 @@ from ui import (
 )
 from ui_pickers import choose
 from ui_present import columns
+from ui_stores import store_sentences_view
 from ui_uploads import corpus_source
 
 ensure_app_navigation()
@@ -50,11 +51,15 @@ corpus = corpus_source("Corpus", "sc", "similar_contexts", "reference sentences"
 if corpus is None:
     st.stop()  # no corpus results until a file can be used
 texts, corpus_code = corpus.texts, corpus.code
-corpus_id = corpus_digest(texts)
-cut_warning(cut_note(info.max_length, corpus_lengths(model_key(), corpus_id, texts).dropped, "corpus sentence"))
+if corpus.store is None:
+    corpus_id = corpus_digest(texts)
+    cut_warning(cut_note(info.max_length, corpus_lengths(model_key(), corpus_id, texts).dropped, "corpus sentence"))
 sentence = st.text_input("Your sentence", TUTORIAL, key="sc_text", bind="query-params", max_chars=5_000)
 if not sentence.strip():
     st.info("Type a sentence above, then pick one of its tokens: the corpus shows where else the model puts it.")
+    st.stop()
+if corpus.store is not None:
+    store_sentences_view(corpus, sentence)
     st.stop()
 query_input = or_stop(lambda: model_input(model_key(), sentence, None))
 cut_warning(cut_note(info.max_length, [query_input.dropped], "sentence"))

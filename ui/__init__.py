@@ -16,7 +16,7 @@ from ui.display import (
 from ui.links import PRESENT, forget_shared_senses, presentation_style, presenting, set_shared_senses, shared_senses
 from ui.picker import (
     BUNDLED_MODEL, active_info, allowed_models, encoder, ensure_app_navigation, failed_models, get_encoder,
-    model_choices, model_key, model_sidebar, remembered_failure, show_in_picker,
+    model_choices, model_key, model_sidebar, offer_model, remembered_failure, show_in_picker,
 )
 from ui.results import (
     LARGE_CORPUS, at_low_priority, attention_summary, attention_weights, corpus_digest, embed_corpus, encode_texts,
@@ -28,7 +28,7 @@ __all__ = [
     "attention_weights", "chart", "compared", "corpus_contextuality", "corpus_digest", "corpus_lengths", "correlation_scores",
     "cut_warning", "download_csv", "download_npy", "embed_corpus", "encode_texts", "encoder", "ensure_app_navigation",
     "failed_models", "forget_shared_senses", "get_encoder", "int_slider", "literal", "map_cell", "masked_lens", "masks",
-    "model_choices", "model_input", "model_key", "model_sidebar", "neighbour_summary", "or_stop", "parse_pairs",
+    "model_choices", "model_input", "model_key", "model_sidebar", "neighbour_summary", "offer_model", "or_stop", "parse_pairs",
     "pooling_cell", "presentation_style", "presenting", "probe_cell", "progress_over", "remembered_failure", "result_store",
     "scatter_grid", "score_grid_view", "sentence_neighbours", "set_shared_senses", "shared_senses", "show_in_picker",
     "table", "teaching_panel", "token_index", "token_neighbours", "tokenize_text", "vocabulary", "with_progress", "word_occurrences",

@@ -172,3 +172,31 @@ def active_info() -> ModelInfo:
 def model_key() -> tuple[str, str]:
     """Hashable identity of the active model, for keying cached results."""
     return st.session_state.get(ACTIVE, (BUNDLED_MODEL, "auto"))
+
+
+OFFERED = "_offered_model"  # session key: the model a page's switch button asked for, until the page answered
+
+
+def _switch_to(model: str, choices: list[str]) -> None:
+    """The switch button's callback: the sidebar's picker on ``model``, and the page told it was asked for."""
+    show_in_picker(model, choices)
+    st.session_state[OFFERED] = model
+
+
+def offer_model(model: str, label: str) -> None:
+    """A button that switches this session to ``model`` (through the sidebar's picker, so the URL follows), or
+    a note when this server's BERTVIZ_MODELS allowlist leaves it out. When the model cannot load (offline, say),
+    the current model stays and the reason shows right under the button: the sidebar says it too, but
+    presentation mode folds the sidebar away."""
+    allowed = allowed_models()
+    if allowed is not None and model not in allowed:
+        st.caption(f"This server's operator has not listed {literal(model)} in BERTVIZ_MODELS, so it cannot be "
+                   "loaded here.")
+        return
+    st.button(label, on_click=_switch_to, args=(model, model_choices(allowed)), type="primary")
+    if st.session_state.pop(OFFERED, None) != model or model_key()[0] == model:
+        return
+    failure = remembered_failure((model, model_key()[1]))
+    if failure is not None:
+        st.error(f"{literal(model)} could not be loaded, so this page stays on **{literal(model_key()[0])}**: "
+                 f"{literal(failure)}", icon="⚠️")

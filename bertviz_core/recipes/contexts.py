@@ -36,6 +36,17 @@ INDEX_CODE = (
 )
 
 
+def sentence_vector_code(pooling_code: str, layer: int | None) -> str:
+    """``sentence_vector(text)``: one text's vector by ``pooling_code`` at ``layer`` (None: a strategy without
+    layers), from a model run of the text alone."""
+    return ("def sentence_vector(text):\n"
+            "    inputs = tokenizer(text, return_tensors='pt', truncation=True)\n"
+            "    with torch.no_grad():\n"
+            "        outputs = model(**inputs, output_hidden_states=True)\n"
+            "    states = torch.stack(outputs.hidden_states)[:, 0]   # (layers+1, tokens, hidden)\n"
+            f"    return ({pooling_code}){'' if layer is None else f'[{layer}]'}.numpy()\n\n\n")
+
+
 def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: str, layers: tuple[int, int], k: int,
                      metric: str, word: str, pooling_code: str, sentence_layer: int | None) -> str:
     """The token index; the ``k`` corpus tokens nearest to token ``token`` of ``sentence`` at both ``layers``
@@ -43,7 +54,6 @@ def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: st
     ``sentence`` left out of both, as the page does); the contextuality measures at the first layer
     (self-similarity of ``word``, intra-sentence, baseline)."""
     order = "-scores" if METRICS[metric].similar_high else "scores"
-    pick = "" if sentence_layer is None else f"[{sentence_layer}]"
     return (
         load_lines(info)
         + f"import re\nimport numpy as np\n{METRIC_IMPORTS}\n\n{corpus_code}\n\n{TRIM_CODE}{INDEX_CODE}"
@@ -60,12 +70,7 @@ def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: st
         "    for i in neighbours[layer]:\n"
         "        print(layer, round(float(scores[i]), 3), where[i], texts[where[i][0]])\n\n"
         "# Nearest sentences: one vector per sentence, as on the Sentence pooling page\n"
-        "def sentence_vector(text):\n"
-        "    inputs = tokenizer(text, return_tensors='pt', truncation=True)\n"
-        "    with torch.no_grad():\n"
-        "        outputs = model(**inputs, output_hidden_states=True)\n"
-        "    states = torch.stack(outputs.hidden_states)[:, 0]   # (layers+1, tokens, hidden)\n"
-        f"    return ({pooling_code}){pick}.numpy()\n\n\n"
+        + sentence_vector_code(pooling_code, sentence_layer) +
         "corpus_vectors = np.stack([sentence_vector(text) for text in texts])\n"
         f"scores = {METRICS[metric].code_between('corpus_vectors', 'sentence_vector(sentence)[None]')}[:, 0]\n"
         f"nearest_sentences = [s for s in np.argsort({order}, kind='stable') if s not in own][:{k}]\n\n"
@@ -93,4 +98,28 @@ def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: st
         "    first, second = np.r_[first, a[keep]][:2000], np.r_[second, b[keep]][:2000]\n"
         "baseline = (unit(candidates[first]) * unit(candidates[second])).sum(1).mean()\n"
         "print(intra_sentence, baseline, intra_sentence - baseline)   # and self-similarity minus the baseline\n"
+    )
+
+
+def store_sentences(info: ModelInfo, folder: str, column: str, sentence: str, pooling_code: str, layer: int | None,
+                    k: int, metric: str) -> str:
+    """The ``k`` sentences of the precomputed store in ``folder`` nearest to ``sentence`` by exact search over its
+    ``column`` vectors (e.g. "mean@6"), with ``pooling_code`` at ``layer`` for the query, the store's copies of
+    ``sentence`` left out, as the page does. A page on an indexed store finds them approximately (it says the
+    recall); this is the exact answer."""
+    order = "-scores" if METRICS[metric].similar_high else "scores"
+    return (
+        load_lines(info)
+        + f"import numpy as np\nimport pandas as pd\n{METRIC_IMPORTS}\n\n"
+        f"store = {folder!r}   # made by: python -m bertviz_core precompute (see its manifest.json)\n"
+        f"vectors = np.load(store + '/vectors/{column}.npy', mmap_mode='r')   # (rows, hidden), read from disk\n"
+        "texts = pd.read_parquet(store + '/rows.parquet')['text'].tolist()\n\n\n"
+        "# The query: the only model run\n"
+        + sentence_vector_code(pooling_code, layer) +
+        f"sentence = {sentence!r}\n"
+        "own = {s for s, text in enumerate(texts) if text.strip() == sentence.strip()}   # your sentence, left out\n"
+        f"scores = {METRICS[metric].code_between('vectors', 'sentence_vector(sentence)[None]')}[:, 0]   # {metric}\n"
+        f"nearest = [s for s in np.argsort({order}, kind='stable') if s not in own][:{k}]\n"
+        "for s in nearest:\n"
+        "    print(round(float(scores[s]), 3), texts[s])\n"
     )

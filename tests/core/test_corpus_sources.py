@@ -7,6 +7,7 @@ import pytest
 
 from bertviz_core.corpus_sources import BUILT_IN_CORPORA, CORPUS_SOURCES, source_labels, uploaded
 from bertviz_core.page_registry import PAGES
+from bertviz_core.precompute.offered import SETTING
 
 
 def test_every_source_has_its_widgets_in_the_ui_layer() -> None:
@@ -29,10 +30,14 @@ def test_every_built_in_corpus_loads_and_its_code_builds_exactly_its_texts(name:
 
 
 @pytest.mark.parametrize("name", list(BUILT_IN_CORPORA))
-def test_each_source_shows_one_distinct_option_per_page(name: str) -> None:
-    options = source_labels(name)
+def test_each_source_shows_one_distinct_option_per_page(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(SETTING, "/srv/stores/tickets")  # a server that lists a store
+    options = source_labels(name, reads_stores=True)
     assert list(options) == list(CORPUS_SOURCES) and len(set(options.values())) == len(options)
     assert options["built-in"] == BUILT_IN_CORPORA[name].title
+    monkeypatch.setenv(SETTING, " , ")  # one that lists none
+    assert list(source_labels(name, reads_stores=True)) == [key for key, source in CORPUS_SOURCES.items()
+                                                            if not source.store]
 
 
 def test_an_unknown_built_in_corpus_is_refused_by_name() -> None:
@@ -52,7 +57,7 @@ def test_every_page_that_takes_a_corpus_offers_every_source(entry) -> None:  # n
     at = open_page(entry.file)
     radios = [radio for radio in at.radio if radio.key and radio.key.endswith("_source")]
     assert radios, f"{entry.title} shows no corpus-source picker"
-    assert list(radios[0].options) == list(source_labels(entry.built_in_corpus).values())
+    assert list(radios[0].options) == list(source_labels(entry.built_in_corpus, entry.reads_stores).values())
 
 
 def test_a_page_that_picks_a_corpus_source_declares_its_built_in_corpus_in_the_registry() -> None:

@@ -1,0 +1,61 @@
+"""What a page shows of a precomputed store: its columns as pickers offer them, a query's nearest stored sentences
+(the query's own copies left out, as on a page's own corpus), and how the search was done, in words.
+
+The query's vectors come from the page (one model run, the query's); the store's are read memory-mapped.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+import bertviz_core.checks as checks
+from bertviz_core.precompute.reader import VectorStore
+
+OWN_COPIES = 8  # answers asked for beyond k, for the sentence's own copies to be left out
+
+
+def stored_columns(store: VectorStore) -> dict[str, list[int | None]]:
+    """{strategy: its stored layers} in the manifest's order; [None] for a strategy without layers."""
+    found: dict[str, list[int | None]] = {}
+    for name in store.manifest["columns"]:
+        strategy, _, layer = name.partition("@")
+        found.setdefault(strategy, []).append(int(layer) if layer else None)
+    return found
+
+
+def nearest_stored_sentences(store: VectorStore, query: np.ndarray, strategy: str, layer: int | None, k: int,
+                             metric: str, sentence: str) -> pd.DataFrame:
+    """The ``k`` stored texts nearest to ``query`` (hidden,), the ``strategy`` vector of ``sentence`` at ``layer``,
+    best first, the stored copies of ``sentence`` (spaces around it ignored) left out, where they would only find
+    the query again: rank, row (in the store), score, text, label. The copies are found among the answers, not by
+    reading every stored text: more are asked for until ``k`` others remain."""
+    k, wanted = checks.whole_number(k, "k", 1), checks.text(sentence, "The sentence").strip()
+    asked = k + OWN_COPIES
+    while True:
+        found = store.search(query, asked, strategy, layer, metric)
+        others = found[found["text"].str.strip() != wanted]
+        if len(others) >= k or len(found) < asked:
+            break
+        asked *= 4
+    others = others.head(k)
+    return pd.DataFrame({"rank": np.arange(1, len(others) + 1), "row": others["index"].to_numpy(),
+                         "score": others["score"].to_numpy(), "text": others["text"].to_numpy(),
+                         "label": others["label"].to_numpy()})
+
+
+def search_note(store: VectorStore, strategy: str, layer: int | None, metric: str) -> str:
+    """How ``VectorStore.search`` answers for this column and metric, as a caption says it."""
+    method = store.search_method(strategy, layer, metric)
+    if method["kind"] == "exact":
+        return f"Exact search: the query is scored against all {method['rows']:,} stored sentences."
+    return (f"Approximate search over {method['rows']:,} stored sentences (faiss IVF: {method['probes']} of "
+            f"{method['lists']:,} lists probed, their {method['candidates']} best by direction scored exactly): "
+            f"recall@{method['recall_k']} {method['recall']:.3f} against exact search, measured when the store was "
+            f"built on {method['recall_queries']} stored sentences used as queries. The scores shown are exact; a "
+            "true neighbour may be missing.")
+
+
+def default_strategy(store: VectorStore) -> str:
+    """The strategy a page opens a store on (at its last stored layer): mean pooling when stored, else the first."""
+    columns = stored_columns(store)
+    return "mean" if "mean" in columns else next(iter(columns))

@@ -1,0 +1,103 @@
+"""The "Precomputed store" corpus source (issue #30) on every page that reads stores: offered only when the server
+lists stores, its nearest sentences equal a brute-force search of the store's vectors and its teaching code prints
+them, settings run no model but the query's, and each store that cannot be used says why."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import open_page, table
+
+from bertviz_core import Encoder, recipes
+from bertviz_core.corpus_sources import CORPUS_SOURCES, source_labels
+from bertviz_core.page_registry import PAGES
+from bertviz_core.pooling import POOLINGS
+from bertviz_core.precompute.offered import SETTING
+from bertviz_core.similarity import METRICS
+
+STORE_PAGES = [entry for entry in PAGES if entry.reads_stores]
+PAGE = "pages/similar_contexts.py"
+SENTENCE = "The markets rallied after the central bank cut rates."
+
+
+def test_a_store_is_offered_only_where_a_page_reads_it_and_the_server_lists_one(
+        monkeypatch: pytest.MonkeyPatch, news_store) -> None:  # noqa: ANN001
+    assert STORE_PAGES, "no page reads stores"
+    stores = [name for name, source in CORPUS_SOURCES.items() if source.store]
+    for entry in (entry for entry in PAGES if entry.built_in_corpus):
+        assert not set(stores) & set(source_labels(entry.built_in_corpus, entry.reads_stores))
+    monkeypatch.setenv(SETTING, str(news_store.folder))
+    for entry in (entry for entry in PAGES if entry.built_in_corpus):
+        offered = set(source_labels(entry.built_in_corpus, entry.reads_stores))
+        assert (set(stores) <= offered) == entry.reads_stores, entry.title
+
+
+def open_store_page(monkeypatch: pytest.MonkeyPatch, folders: list[Path]):  # noqa: ANN201 - an AppTest
+    monkeypatch.setenv(SETTING, ",".join(map(str, folders)))
+    at = open_page(PAGE)
+    at.radio(key="sc_source").set_value("Precomputed store").run()
+    return at
+
+
+def test_the_nearest_stored_sentences_are_a_brute_force_search_and_the_code_prints_them(
+        monkeypatch: pytest.MonkeyPatch, news_store, bundled: Encoder, model_calls: list[int]) -> None:  # noqa: ANN001
+    at = open_store_page(monkeypatch, [news_store.folder])
+    at.text_input(key="sc_text").set_value(SENTENCE).run()
+    vectors = np.asarray(news_store.vectors("mean", 6))
+    query = bundled.embed([SENTENCE], ["mean"])["mean"][0, 6]
+    runs = len(model_calls)
+    for k, metric in ((10, "cosine"), (4, "euclidean distance"), (7, "dot product")):
+        at.slider(key="sc_k").set_value(k).run()
+        at.selectbox(key="sc_metric").set_value(metric).run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        shown = table(at, "sc_sentences")
+        scores = METRICS[metric].between(vectors, query[None])[:, 0]
+        order = np.argsort(-scores if METRICS[metric].similar_high else scores, kind="stable")[:k]
+        assert shown["text"].tolist() == [news_store.texts[i] for i in order]
+        np.testing.assert_allclose(shown["score"].to_numpy(float), scores[order], rtol=1e-3, atol=1e-3)  # 3 decimals
+        code = recipes.store_sentences(bundled.info, str(news_store.folder), "mean@6", SENTENCE,
+                                       POOLINGS["mean"].code, 6, k, metric)
+        ran: dict = {}
+        exec(code, ran)  # noqa: S102 - the teaching panel's own code
+        assert list(ran["nearest"]) == order.tolist()
+    assert len(model_calls) == runs  # the query was embedded once; k and metric changes read the store
+    assert any("Approximate search over 160 stored sentences" in c.value.replace("\\", "") for c in at.caption)
+
+
+def test_a_stored_copy_of_the_sentence_is_left_out(monkeypatch: pytest.MonkeyPatch, news_store) -> None:  # noqa: ANN001
+    at = open_store_page(monkeypatch, [news_store.folder])
+    at.text_input(key="sc_text").set_value(news_store.texts[3]).run()
+    shown = table(at, "sc_sentences")
+    assert len(shown) == 10 and news_store.texts[3] not in shown["text"].tolist()
+
+
+def test_a_link_cannot_open_an_unlisted_folder(monkeypatch: pytest.MonkeyPatch, news_store) -> None:  # noqa: ANN001
+    monkeypatch.setenv(SETTING, str(news_store.folder))
+    at = open_page(PAGE)
+    at.query_params["sc_store"] = "/etc"
+    at.radio(key="sc_source").set_value("Precomputed store").run()
+    assert not at.exception and at.selectbox(key="sc_store").value == "news"
+
+
+def test_a_store_that_cannot_be_used_says_why(monkeypatch: pytest.MonkeyPatch, news_store, tmp_path: Path,
+                                              tiny_dir: Path) -> None:  # noqa: ANN001
+    stopped = tmp_path / "stopped"
+    stopped.mkdir()
+    (stopped / "plan.json").write_text("{}")
+    at = open_store_page(monkeypatch, [stopped, news_store.folder])
+    assert any("is not a finished store" in e.value for e in at.error) and not at.exception
+    damaged = tmp_path / "damaged"
+    shutil.copytree(news_store.folder, damaged)
+    vectors = damaged / "vectors" / "mean@6.npy"
+    vectors.write_bytes(vectors.read_bytes()[:-4096])
+    at = open_store_page(monkeypatch, [damaged])
+    assert any("the store is damaged" in e.value for e in at.error) and not at.exception
+    at = open_store_page(monkeypatch, [news_store.folder])
+    at.sidebar.selectbox(key="model").set_value("Custom id or path…").run()
+    at.sidebar.text_input(key="custom_model").set_value(str(tiny_dir)).run()
+    said = [w.value.replace("\\", "") for w in at.warning]
+    assert any("was computed with **all-MiniLM-L6-v2 (bundled)**; this session uses **tiny" in w for w in said)
+    at.button[0].click().run()  # the offered switch back to the store's model
+    assert not at.warning and len(table(at, "sc_sentences")) == 10

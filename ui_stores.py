@@ -1,0 +1,151 @@
+"""A precomputed store as a page's corpus: the store picker, each store opened once per server, and its cached
+searches. Only the stores the server's operator lists (``BERTVIZ_CORPORA``) are offered, by name.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from bertviz_core.corpus_sources import Corpus
+from bertviz_core.models import BUNDLED_MODEL
+from bertviz_core.precompute.layout import MANIFEST
+from bertviz_core.precompute.offered import offered_stores, open_offered
+from ui import (
+    active_info,
+    cut_warning,
+    download_csv,
+    embed_corpus,
+    encoder,
+    literal,
+    model_key,
+    offer_model,
+    or_stop,
+    table,
+    teaching_panel,
+)
+
+if TYPE_CHECKING:
+    from bertviz_core.precompute.reader import VectorStore
+
+STORE_CODE = ("import pandas as pd\n"
+              "store = {folder!r}   # made by: python -m bertviz_core precompute\n"
+              "texts = pd.read_parquet(store + '/rows.parquet')['text'].tolist()\n")
+
+
+@st.cache_resource(max_entries=8, show_spinner="Opening the store…")
+def opened_store(name: str, stamp: float) -> VectorStore:
+    """The offered store ``name``, opened once per server: its rows are read once, its vectors stay on disk. The
+    manifest's modification time ``stamp`` is in the key, so a store computed again is opened again."""
+    return open_offered(name)
+
+
+def _stamp(folder: Path) -> float:
+    path = folder / MANIFEST
+    return path.stat().st_mtime if path.is_file() else 0.0
+
+
+def refuse_store(reason: str) -> None:
+    """A store that cannot be used: the reason, and that nothing is shown until one can be."""
+    st.error(f"{literal(reason)} Nothing is shown from a store until one can be used: pick another, or choose the "
+             "built-in corpus above.", icon="🗄️")
+
+
+def store_source(key: str, url_path: str, built_in: str, with_labels: bool, min_texts: int,
+                 why: str) -> Corpus | None:
+    """The corpus of the store picked in a selectbox (keyed ``{key}_store``, bound to the link), or None, with a
+    message, while it cannot be used: the server lists none, it is unfinished or damaged, it was computed with
+    another model than the session's (a switch to that model is offered), or the page needs labels it lacks."""
+    try:
+        offered = offered_stores()
+    except ValueError as err:
+        refuse_store(str(err))
+        return None
+    name = st.selectbox("Store", list(offered), format_func=lambda listed: offered[listed].title,
+                        key=f"{key}_store", bind="query-params")
+    try:
+        store = opened_store(name, _stamp(offered[name].folder))
+    except ValueError as err:
+        refuse_store(str(err))
+        return None
+    stored, info = store.manifest["model"], encoder().info  # loaded: the query needs it, and only it has the identity
+    if stored["identity"] != info.identity:
+        st.warning(f"The store {literal(name)} was computed with **{literal(stored['name'])}**; this session uses "
+                   f"**{literal(info.name)}**. Their vectors cannot be compared: switch to the store's model to "
+                   "search it.", icon="🔀")
+        offer_model(stored["argument"] or BUNDLED_MODEL, f"Switch to {stored['name']}")
+        return None
+    if with_labels and store.labels is None:
+        refuse_store(f"The store {name} has no labels, and this page scores texts by their labels. Precompute it "
+                     "with --label-column to keep them.")
+        return None
+    if len(store.rows) < min_texts:
+        refuse_store(f"The store {name} holds {len(store.rows):,} text(s); this page needs at least {min_texts:,}{why}.")
+        return None
+    return Corpus((), None, STORE_CODE.format(folder=str(store.folder)), store=store, name=name)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def store_neighbours(name: str, stamp: float, sentence: str, strategy: str, layer: int | None, k: int, metric: str,
+                     _store: VectorStore, _query: np.ndarray) -> pd.DataFrame:
+    """Cached ``views.nearest_stored_sentences`` of ``sentence`` (``_query``, its vector (hidden,)) in the offered
+    store ``name`` (``_store``, opened at ``stamp``)."""
+    from bertviz_core.precompute.views import nearest_stored_sentences
+
+    return nearest_stored_sentences(_store, _query, strategy, layer, k, metric, sentence)
+
+
+def stamp_of(corpus: Corpus) -> float:
+    """The modification time of a store corpus's manifest, which keys its cached results."""
+    return _stamp(corpus.store.folder)
+
+
+def store_sentences_view(corpus: Corpus, sentence: str) -> None:
+    """Similar contexts on a store: the stored sentences nearest to ``sentence``, by a stored column and a metric,
+    with how they were searched, its teaching code and a download. The sentence is the only model run."""
+    from bertviz_core import recipes
+    from bertviz_core.figures import layer_label
+    from bertviz_core.lengths import cut_note
+    from bertviz_core.pooling import POOLINGS, vectors_at
+    from bertviz_core.precompute.layout import column_name
+    from bertviz_core.precompute.views import default_strategy, search_note, stored_columns
+    from bertviz_core.similarity import METRICS
+
+    store, info = corpus.store, active_info()
+    cut_warning(cut_note(info.max_length, store.rows["dropped"].tolist(), "stored sentence"))
+    stored = stored_columns(store)
+    s1, s2, s3, s4 = st.columns([3, 3, 3, 2])
+    strategy = s1.selectbox("Sentence vector", list(stored), index=list(stored).index(default_strategy(store)),
+                            key="sc_strategy",
+                            bind="query-params", help="The strategies the store holds (see Sentence pooling).")
+    layers = stored[strategy]
+    layer = s2.selectbox("Layer (sentences)", layers, index=len(layers) - 1, key="sc_store_layer", bind="query-params",
+                         format_func=lambda shown: "no layer" if shown is None else layer_label(shown),
+                         disabled=not POOLINGS[strategy].per_layer)
+    k = s3.slider("Neighbours (k)", 1, 50, 10, key="sc_k", bind="query-params")
+    metric = s4.selectbox("Metric", list(METRICS), key="sc_metric", bind="query-params")
+    query = vectors_at(embed_corpus(model_key(), (sentence,)), strategy, layer, "query")[0]  # (hidden,)
+    near = or_stop(lambda: store_neighbours(corpus.name, stamp_of(corpus), sentence, strategy, layer, k, metric, store,
+                                            query), icon="🗄️")  # a vector file damaged since the store was opened
+    st.subheader(f"Nearest sentences in the store “{literal(corpus.name)}”")
+    teaching_panel(
+        f"The stored sentences whose “{strategy}” vectors ({'one per text' if layer is None else layer_label(layer)})"
+        f" lie nearest to your sentence's, by {metric}; the store's vectors were computed once, in advance.  \n"
+        "Only your sentence runs through the model here: the store is read from disk, so a million sentences "
+        "answer as fast as a hundred.",
+        recipes.store_sentences(info, str(store.folder), column_name(strategy, layer), sentence,
+                                POOLINGS[strategy].code, layer, k, metric),
+    )
+    st.caption(literal(search_note(store, strategy, layer, metric)) + " Your sentence's own copies in the store are "
+               "left out.")
+    shown = ["rank", "score", "text"] + (["label"] if store.labels is not None else [])
+    table(near[shown], key="sc_sentences", height=420)
+    download_csv(near, "Download (CSV)", "nearest_stored_sentences.csv", "sc_sentences_csv")
+    held = store.manifest["token_layers"]
+    st.info("The token views of this page (nearest tokens, layer by layer, contextuality) are not shown on a store "
+            + (f"yet: its token vectors (layer {', '.join(map(str, held))}) are read by open_store(...).token_vectors "
+               "in a notebook." if held else "without token vectors: precompute it with --token-layers to keep them."),
+            icon="🗄️")
