@@ -64,8 +64,9 @@ def store_source(key: str, url_path: str, built_in: str, with_labels: bool, min_
     except ValueError as err:
         refuse_store(str(err))
         return None
-    name = st.selectbox("Store", list(offered), format_func=lambda listed: offered[listed].title,
-                        key=f"{key}_store", bind="query-params")
+    # the link carries the store's name, which stays when the store is computed again (its title may not)
+    name = st.selectbox("Store", list(offered), key=f"{key}_store", bind="query-params")
+    st.caption(literal(offered[name].title))
     try:
         store = opened_store(name, _stamp(offered[name].folder))
     except ValueError as err:
