@@ -73,12 +73,40 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--device", default="auto", help="cpu, cuda, mps or auto (default: auto)")
     run.add_argument("--shard-rows", type=int, default=None,
                      help="rows per shard, the most a stop loses (default: 1024)")
+    export = commands.add_parser("export", help="write a store's vectors for the Embedding Projector or Embedding Atlas",
+                                 description="Write one column of a store for the TensorFlow Embedding Projector "
+                                             "(vectors.tsv and metadata.tsv, a seeded sample of at most 100,000 rows) "
+                                             "or Embedding Atlas (atlas.parquet of every row: text, label, and x, y "
+                                             "from the store's map when it holds one).")
+    export.add_argument("store", metavar="STORE", help="a finished store's folder")
+    export.add_argument("--column", required=True, help="the stored column, e.g. mean@6 (see the manifest's columns)")
+    export.add_argument("--to", required=True, choices=("projector", "atlas"))
+    export.add_argument("--out", required=True, metavar="FOLDER", help="where the files go")
+    export.add_argument("--sample", type=int, default=None, help="projector: rows at most (default: 100000)")
+    export.add_argument("--map", default="PCA", help="atlas: the stored map for x, y (default: PCA)")
     return root
+
+
+def export(arguments: argparse.Namespace) -> int:
+    """The export command: the files written, or one message and status 2."""
+    from bertviz_core.precompute.export import export_store
+    from bertviz_core.precompute.reader import open_store
+
+    try:
+        written = export_store(open_store(arguments.store), arguments.column, arguments.to, arguments.out,
+                               arguments.sample, arguments.map)
+    except ValueError as err:
+        print(f"export: {err}", file=sys.stderr)
+        return 2
+    print("\n".join(map(str, written)))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command; a bad input, model or disk prints its one message and exits with status 2."""
     arguments = parser().parse_args(argv)
+    if arguments.command == "export":
+        return export(arguments)
     from tqdm import tqdm
 
     from bertviz_core.precompute.maps import MAP_SAMPLE
