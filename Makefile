@@ -44,7 +44,7 @@ BENCH := latency:interaction_latency calls:model_calls cold:cold_start memory:me
 $(foreach b,$(BENCH),$(eval bench-$(firstword $(subst :, ,$(b))): $(VENV)/.installed browser ; \
 	HF_HUB_OFFLINE=1 $(PY) bench/$(lastword $(subst :, ,$(b))).py))
 bench: $(foreach b,$(BENCH),bench-$(firstword $(subst :, ,$(b))))
-# The store-format candidates (faiss, Lance) are the bench's alone, not the app's requirements.
+# The store-format candidate Lance is the bench's alone, not the app's requirements (faiss is the app's).
 bench-formats: $(VENV)/.formats
 $(VENV)/.formats: bench/requirements-formats.txt $(VENV)/.installed
 	$(PY) -m pip install -q --disable-pip-version-check -r bench/requirements-formats.txt

@@ -43,8 +43,15 @@ class VectorStore:
         first data row), tokens (as the model read it), dropped (tokens cut), truncated."""
         import pyarrow.parquet as pq
 
+        from bertviz_core.store import release_free_memory
+
         # one chunk per column: taking rows out of a file's several row groups costs ~30 ms at a million rows
-        return pq.read_table(self.folder / ROWS).combine_chunks().to_pandas()
+        import pyarrow as pa
+
+        rows = pq.read_table(self.folder / ROWS).combine_chunks().to_pandas()
+        pa.default_memory_pool().release_unused()  # the table's chunks, copied into one, are freed: give them back
+        release_free_memory()
+        return rows
 
     @property
     def texts(self) -> list[str]:
