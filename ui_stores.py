@@ -4,7 +4,7 @@ searches. Only the stores the server's operator lists (``BERTVIZ_CORPORA``) are 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,7 @@ from ui import (
     cut_warning,
     download_csv,
     embed_corpus,
+    encode_texts,
     encoder,
     literal,
     model_key,
@@ -99,26 +100,88 @@ def store_neighbours(name: str, stamp: float, sentence: str, strategy: str, laye
     return nearest_stored_sentences(_store, _query, strategy, layer, k, metric, sentence)
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def store_token_neighbours(name: str, stamp: float, sentence: str, token: int, layer: int, k: int, metric: str,
+                           _store: VectorStore, _vector: np.ndarray) -> pd.DataFrame:
+    """Cached ``views.nearest_stored_tokens`` of token ``token`` of ``sentence`` (``_vector``, its hidden state at
+    ``layer``) in the offered store ``name`` (``_store``, opened at ``stamp``)."""
+    from bertviz_core.precompute.views import nearest_stored_tokens
+
+    return nearest_stored_tokens(_store, _vector, layer, k, metric, sentence)
+
+
 def stamp_of(corpus: Corpus) -> float:
     """The modification time of a store corpus's manifest, which keys its cached results."""
     return _stamp(corpus.store.folder)
 
 
-def store_sentences_view(corpus: Corpus, sentence: str) -> None:
-    """Similar contexts on a store: the stored sentences nearest to ``sentence``, by a stored column and a metric,
-    with how they were searched, its teaching code and a download. The sentence is the only model run."""
-    from bertviz_core import recipes
-    from bertviz_core.figures import layer_label
+def store_view(corpus: Corpus, sentence: str, query_input: Any, token: int) -> None:
+    """Similar contexts on a store: token ``token`` of ``sentence`` (``query_input``, its ``model_input``) among the
+    store's tokens at its stored token layers, then the stored sentences nearest to the sentence. The sentence is
+    the only model run; k and the metric are shared by both."""
     from bertviz_core.lengths import cut_note
-    from bertviz_core.pooling import POOLINGS, vectors_at
-    from bertviz_core.precompute.layout import column_name
-    from bertviz_core.precompute.views import default_strategy, search_note, stored_columns
     from bertviz_core.similarity import METRICS
 
     store, info = corpus.store, active_info()
     cut_warning(cut_note(info.max_length, store.rows["dropped"].tolist(), "stored sentence"))
+    c1, c2 = st.columns(2)
+    k = c1.slider("Neighbours (k)", 1, 50, 10, key="sc_k", bind="query-params")
+    metric = c2.selectbox("Metric", list(METRICS), key="sc_metric", bind="query-params")
+    if store.manifest["token_layers"]:
+        _tokens_view(corpus, sentence, query_input, token, k, metric)
+    else:
+        st.info("This store holds no token vectors, so the token views (nearest tokens, layer by layer) are not shown: "
+                "precompute it with --token-layers to keep them.", icon="🗄️")
+    _sentences_view(corpus, sentence, k, metric)
+
+
+def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k: int, metric: str) -> None:
+    """The chosen token's nearest stored tokens at two stored token layers side by side, and the share of them that
+    are its own word at every stored token layer."""
+    from bertviz_core.figures import layer_label, token_labels
+    from bertviz_core.neighbours import share_of_word
+    from bertviz_core.precompute.views import token_search_note
+    from bertviz_core.token_index import index_rows
+
+    store, held = corpus.store, corpus.store.manifest["token_layers"]
+    labels = token_labels(query_input.tokens)
+    if query_input.special[token]:
+        st.error(f"{literal(labels[token])} is a marker the tokenizer adds, not a word of your sentence, and the store "
+                 "holds only its texts' words. Pick another token.", icon="✋")
+        return
+    words = index_rows([query_input], [sentence])
+    word = words.loc[words["position"] == token, "word"].iloc[0]
+    states = encode_texts(model_key(), (sentence,))[0].hidden_states  # (layers+1, tokens, hidden), shared store
+    c1, c2 = st.columns(2)
+    chosen = [c1.selectbox("Token layer, left", held, index=0, key="sc_store_left", bind="query-params",
+                           format_func=layer_label),
+              c2.selectbox("Token layer, right", held, index=len(held) - 1, key="sc_store_right", bind="query-params",
+                           format_func=layer_label)]
+    st.subheader(f"Where else the model puts “{literal(query_input.tokens[token])}”, token {token}")
+    st.caption(literal(token_search_note(store, chosen[0], metric)) + " The token is between « »; tokens of your "
+               "sentence's own copies in the store are left out.")
+    for column, layer, side in zip(st.columns(2), chosen, ("left", "right")):
+        with column:
+            shown = or_stop(lambda: store_token_neighbours(corpus.name, stamp_of(corpus), sentence, token, layer, k,
+                                                           metric, store, states[layer, token]), icon="🗄️")
+            share = share_of_word(layer, shown["key"], word)["same word"]
+            st.markdown(f"**{layer_label(layer).capitalize()}**: {share:.0%} are “{literal(word)}”")
+            table(shown[["rank", "score", "context"]], key=f"sc_near_{side}", height=420)
+            download_csv(shown, "Download (CSV)", f"stored_neighbours_layer{layer}.csv", f"sc_near_{side}_csv")
+
+
+def _sentences_view(corpus: Corpus, sentence: str, k: int, metric: str) -> None:
+    """The stored sentences nearest to ``sentence``, by a stored column, with how they were searched, its teaching
+    code and a download."""
+    from bertviz_core import recipes
+    from bertviz_core.figures import layer_label
+    from bertviz_core.pooling import POOLINGS, vectors_at
+    from bertviz_core.precompute.layout import column_name
+    from bertviz_core.precompute.views import default_strategy, search_note, stored_columns
+
+    store, info = corpus.store, active_info()
     stored = stored_columns(store)
-    s1, s2, s3, s4 = st.columns([3, 3, 3, 2])
+    s1, s2 = st.columns(2)
     strategy = s1.selectbox("Sentence vector", list(stored), index=list(stored).index(default_strategy(store)),
                             key="sc_strategy",
                             bind="query-params", help="The strategies the store holds (see Sentence pooling).")
@@ -126,12 +189,10 @@ def store_sentences_view(corpus: Corpus, sentence: str) -> None:
     layer = s2.selectbox("Layer (sentences)", layers, index=len(layers) - 1, key="sc_store_layer", bind="query-params",
                          format_func=lambda shown: "no layer" if shown is None else layer_label(shown),
                          disabled=not POOLINGS[strategy].per_layer)
-    k = s3.slider("Neighbours (k)", 1, 50, 10, key="sc_k", bind="query-params")
-    metric = s4.selectbox("Metric", list(METRICS), key="sc_metric", bind="query-params")
     query = vectors_at(embed_corpus(model_key(), (sentence,)), strategy, layer, "query")[0]  # (hidden,)
     near = or_stop(lambda: store_neighbours(corpus.name, stamp_of(corpus), sentence, strategy, layer, k, metric, store,
                                             query), icon="🗄️")  # a vector file damaged since the store was opened
-    st.subheader(f"Nearest sentences in the store “{literal(corpus.name)}”")
+    st.subheader(f"Nearest sentences in the store “{literal(corpus.name)}”")  # its pickers sit just above
     teaching_panel(
         f"The stored sentences whose “{strategy}” vectors ({'one per text' if layer is None else layer_label(layer)})"
         f" lie nearest to your sentence's, by {metric}; the store's vectors were computed once, in advance.  \n"
@@ -145,8 +206,3 @@ def store_sentences_view(corpus: Corpus, sentence: str) -> None:
     shown = ["rank", "score", "text"] + (["label"] if store.labels is not None else [])
     table(near[shown], key="sc_sentences", height=420)
     download_csv(near, "Download (CSV)", "nearest_stored_sentences.csv", "sc_sentences_csv")
-    held = store.manifest["token_layers"]
-    st.info("The token views of this page (nearest tokens, layer by layer, contextuality) are not shown on a store "
-            + (f"yet: its token vectors (layer {', '.join(map(str, held))}) are read by open_store(...).token_vectors "
-               "in a notebook." if held else "without token vectors: precompute it with --token-layers to keep them."),
-            icon="🗄️")

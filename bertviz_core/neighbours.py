@@ -101,13 +101,16 @@ def layer_summary(index: TokenIndex, vectors: np.ndarray, word: str, k: int, met
         raise ValueError(f"vectors must be the query token's vector at every layer, {index.vectors.shape[0]} rows of "
                          f"{index.vectors.shape[2]}; they have shape {vectors.shape}.")
     word = checks.text(word, "The word")
-    rows = []
-    for layer in range(index.vectors.shape[0]):
-        near = nearest_tokens(index, vectors[layer], layer, k, metric, exclude)
-        counts = near["key"].value_counts(sort=True)
-        rows.append({"layer": layer, "same word": float((near["key"] == word.lower()).mean()),
-                     "most common neighbour words": ", ".join(f"{w} ×{n}" for w, n in counts.head(common).items())})
-    return pd.DataFrame(rows)
+    return pd.DataFrame([share_of_word(layer, nearest_tokens(index, vectors[layer], layer, k, metric, exclude)["key"],
+                                       word, common) for layer in range(index.vectors.shape[0])])
+
+
+def share_of_word(layer: int, keys: pd.Series, word: str, common: int = 3) -> dict:
+    """One row of a layer summary: the share of neighbours whose ``keys`` (their words, lowercased) are ``word``,
+    and the ``common`` most frequent ones ("river ×3, money ×2")."""
+    counts = keys.value_counts(sort=True)
+    return {"layer": layer, "same word": float((keys == word.lower()).mean()),
+            "most common neighbour words": ", ".join(f"{w} ×{n}" for w, n in counts.head(common).items())}
 
 
 def nearest_sentences(pooled: dict[str, np.ndarray], query: dict[str, np.ndarray], strategy: str,

@@ -37,7 +37,7 @@ from ui import (
 )
 from ui_pickers import choose
 from ui_present import columns
-from ui_stores import store_sentences_view
+from ui_stores import store_view
 from ui_uploads import corpus_source
 
 ensure_app_navigation()
@@ -58,9 +58,6 @@ sentence = st.text_input("Your sentence", TUTORIAL, key="sc_text", bind="query-p
 if not sentence.strip():
     st.info("Type a sentence above, then pick one of its tokens: the corpus shows where else the model puts it.")
     st.stop()
-if corpus.store is not None:
-    store_sentences_view(corpus, sentence)
-    st.stop()
 query_input = or_stop(lambda: model_input(model_key(), sentence, None))
 cut_warning(cut_note(info.max_length, [query_input.dropped], "sentence"))
 if all(query_input.special):
@@ -70,6 +67,9 @@ if all(query_input.special):
 labels = figures.token_labels(query_input.tokens)
 token = choose(st, "Token", labels, query_token(query_input.tokens), key="sc_token", bind="query-params",
                help="Starts on the text's second “bank”, as in the tutorial, or its first word.")
+if corpus.store is not None:
+    store_view(corpus, sentence, query_input, token)
+    st.stop()
 c1, c2, c3, c4 = st.columns([3, 3, 3, 2])
 left_layer = int_slider("Layer, left", 0, num_layers, 1, key="sc_layer_left", container=c1, bind="query-params")
 right_layer = int_slider("Layer, right", 0, num_layers, num_layers, key="sc_layer_right", container=c2,

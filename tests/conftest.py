@@ -57,8 +57,8 @@ def news_pooled(bundled: Encoder) -> dict[str, np.ndarray]:
 
 @pytest.fixture(scope="session")
 def news_store(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a VectorStore
-    """The built-in corpus (160 labelled texts) precomputed on the bundled model: mean pooling at layer 6, its PCA
-    map, and a search index although it is small (``index="always"``). Read-only."""
+    """The built-in corpus (160 labelled texts) precomputed on the bundled model: mean pooling at layer 6, every
+    token at layers 3 and 6, the PCA map, and search indexes although it is small (``index="always"``). Read-only."""
     from bertviz_core import open_store
     from bertviz_core.corpora import news_topics
     from bertviz_core.precompute.request import Request
@@ -67,7 +67,7 @@ def news_store(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a Ve
     folder = tmp_path_factory.mktemp("news_store")
     news_topics().to_csv(folder / "news.csv", index=False)
     return open_store(precompute(str(folder / "news.csv"), str(folder / "news"), Request(
-        strategies=["mean"], layers=[6], index="always", maps=["PCA"]), shard_rows=64).store)
+        strategies=["mean"], layers=[6], token_layers=[3, 6], index="always", maps=["PCA"]), shard_rows=64).store)
 
 
 @pytest.fixture(scope="session")

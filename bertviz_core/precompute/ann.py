@@ -33,9 +33,9 @@ CHUNK_ROWS = 65536  # rows added to the index, or scored exactly, at a time
 SEED = 0
 
 
-def index_path(folder: Path, column: str) -> Path:
-    """Where the index of the stored ``column`` (e.g. "mean@6") lies."""
-    return folder / "index" / f"{column}.faiss"
+def index_path(folder: Path, name: str) -> Path:
+    """Where the index of a stored sentence column (e.g. "mean@6") or token layer ("tokens@6") lies."""
+    return folder / "index" / f"{name}.faiss"
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -159,16 +159,16 @@ INDEX_CHOICES = ("auto", "always", "never")  # auto: only above EXACT_ROWS rows
 
 def write_indexes(folder: Path, vectors_of: dict[str, np.ndarray], when: str = "auto",
                   progress: Callable[[int, int], None] | None = None) -> dict:
-    """An index (``build_index``) of each stored column of ``vectors_of`` ({column name: (rows, hidden) memory map})
-    when ``when`` asks for one: {column name: its facts} for the manifest. ``progress(columns done, columns)``."""
-    rows = len(next(iter(vectors_of.values()))) if vectors_of else 0
-    if when == "never" or (when == "auto" and rows <= EXACT_ROWS):
-        return {}
+    """An index (``build_index``) of each of ``vectors_of`` ({name: (rows, hidden) memory map}, a sentence column
+    like "mean@6" or a token layer like "tokens@6") that ``when`` asks for ("auto": those over ``EXACT_ROWS`` rows):
+    {name: its facts} for the manifest. ``progress(indexes built, indexes)``."""
+    wanted = {name: vectors for name, vectors in vectors_of.items()
+              if when == "always" or (when == "auto" and len(vectors) > EXACT_ROWS)}
     said = {}
-    for done, (name, vectors) in enumerate(vectors_of.items()):
+    for done, (name, vectors) in enumerate(wanted.items()):
         if progress is not None:
-            progress(done, len(vectors_of))
+            progress(done, len(wanted))
         said[name] = build_index(vectors, index_path(folder, name))
-    if progress is not None:
-        progress(len(vectors_of), len(vectors_of))
+    if progress is not None and wanted:
+        progress(len(wanted), len(wanted))
     return said

@@ -105,9 +105,16 @@ class VectorStore:
         """One row per stored token, in the order of ``token_vectors`` (tokens, 9): sentence (its row in ``rows``),
         position (in the model's input, [CLS] = 0), token, word, key (the word lowercased), start, end, word_start,
         word_end (characters of the text). Empty without token layers."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         parts = sorted((self.folder / "tokens" / "rows").glob("*.parquet"))
-        return pd.concat([pd.read_parquet(part) for part in parts], ignore_index=True) if parts else pd.DataFrame(
-            columns=["sentence", "position", "token", "word", "key", "start", "end", "word_start", "word_end"])
+        if not parts:
+            return pd.DataFrame(columns=["sentence", "position", "token", "word", "key", "start", "end", "word_start",
+                                         "word_end"])
+        rows = pa.concat_tables([pq.read_table(part) for part in parts]).combine_chunks().to_pandas()
+        pa.default_memory_pool().release_unused()  # one chunk per column, as for ``rows``
+        return rows
 
     def map(self, projection: str = "PCA", strategy: str = "mean", layer: int | None = None) -> pd.DataFrame:
         """The stored 2-D map of the ``strategy`` vectors at ``layer`` (the last when None) by ``projection``: row
@@ -132,14 +139,24 @@ class VectorStore:
             self._encoder = loaded
         return self._encoder
 
+    def _method(self, name: str, rows: int, metric: str) -> dict:
+        """{"kind": "exact", "rows": rows}, or the facts of the index of ``name`` with "kind": "approximate" and
+        "recall" this metric's recall@10."""
+        facts = self.manifest.get("indexes", {}).get(name)
+        if facts is None:
+            return {"kind": "exact", "rows": rows}
+        return {**facts, "kind": "approximate", "rows": rows,
+                "recall": facts["recall"][checks.choice(metric, "metric", METRICS)]}
+
     def search_method(self, strategy: str = "mean", layer: int | None = None, metric: str = "cosine") -> dict:
         """How ``search`` answers for this column and metric: {"kind": "exact", "rows": n}, or the index's facts
         (see ``ann.build_index``) with "kind": "approximate" and "recall" this metric's recall@10."""
-        name, metric = self._column(strategy, layer), checks.choice(metric, "metric", METRICS)
-        facts = self.manifest.get("indexes", {}).get(name)
-        if facts is None:
-            return {"kind": "exact", "rows": self.manifest["rows"]}
-        return {**facts, "kind": "approximate", "rows": self.manifest["rows"], "recall": facts["recall"][metric]}
+        return self._method(self._column(strategy, layer), self.manifest["rows"],
+                            checks.choice(metric, "metric", METRICS))
+
+    def token_search_method(self, layer: int, metric: str = "cosine") -> dict:
+        """How ``token_search`` answers at ``layer``, as ``search_method`` says it for sentences."""
+        return self._method(f"tokens@{layer}", len(self.token_vectors(layer)), checks.choice(metric, "metric", METRICS))
 
     def _index(self, name: str):
         """The memory-mapped index of the column ``name``, opened once."""
@@ -147,6 +164,16 @@ class VectorStore:
         if name not in opened:
             opened[name] = open_index(index_path(self.folder, name))
         return opened[name]
+
+    def _nearest(self, name: str, candidates: np.ndarray, query: np.ndarray, k: int, metric: str, method: dict,
+                 exact: bool, what: str) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` rows of ``candidates`` (rows, hidden) nearest to ``query`` (hidden,) and their scores, through
+        the index of ``name`` when ``method`` says there is one and not ``exact``."""
+        query = checks.vector(query, "The query vector", candidates.shape[1])
+        k = check_k(k, len(candidates), what)
+        if method["kind"] == "approximate" and not exact:
+            return approximate_top(self._index(name), candidates, query, k, metric, method["probes"])
+        return tuple(found[0] for found in exact_best(candidates, query[None], k, metric))  # type: ignore[return-value]
 
     def search(self, query: str | np.ndarray, k: int = 10, strategy: str = "mean", layer: int | None = None,
                metric: str = "cosine", exact: bool = False) -> pd.DataFrame:
@@ -158,16 +185,23 @@ class VectorStore:
         if isinstance(query, str):
             query = vectors_at(self.encoder().embed([checks.text(query, "The query")], [strategy]), strategy,
                                layer if layer is not None else self.manifest["model"]["num_layers"], "query")[0]
-        query = checks.vector(query, "The query vector", candidates.shape[1])
-        k = check_k(k, len(candidates), "text")
-        if method["kind"] == "approximate" and not exact:
-            order, scores = approximate_top(self._index(self._column(strategy, layer)), candidates, query, k, metric,
-                                            method["probes"])
-        else:
-            order, scores = (found[0] for found in exact_best(candidates, query[None], k, metric))
+        order, scores = self._nearest(self._column(strategy, layer), candidates, query, k, metric, method, exact,
+                                      "text")
         found = self.rows.iloc[order]
         return pd.DataFrame({"rank": np.arange(1, len(order) + 1), "index": order, "score": scores,
                              "text": found["text"].to_numpy(), "label": found["label"].to_numpy()})
+
+    def token_search(self, vector: np.ndarray, layer: int, k: int = 10, metric: str = "cosine",
+                     exact: bool = False) -> pd.DataFrame:
+        """The ``k`` stored tokens nearest to ``vector`` (hidden,), a token's hidden state at ``layer``, best first:
+        rank, index (into ``token_rows``), score, and the token's row (sentence, position, token, word, key, start,
+        end, word_start, word_end). Through the layer's index as ``search`` goes through a column's."""
+        candidates = self.token_vectors(layer)  # (tokens, hidden), mapped
+        order, scores = self._nearest(f"tokens@{layer}", candidates, vector, k, metric,
+                                      self.token_search_method(layer, metric), exact, "token")
+        found = self.token_rows.iloc[order].reset_index(drop=True)
+        return pd.concat([pd.DataFrame({"rank": np.arange(1, len(order) + 1), "index": order, "score": scores}),
+                          found], axis=1)
 
 
 def open_store(path: str, encoder: Any = None) -> VectorStore:

@@ -129,8 +129,10 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
         files.check_done()
         vectors_of = {column: np.load(files.vector_path(column), mmap_mode="r") for column in files.columns}
         drawn = write_maps(out_path, files.columns, manifest["map_names"], request.map_sample, vectors_of, map_progress)
-        indexed = write_indexes(out_path, {column_name(*column): vectors for column, vectors in vectors_of.items()},
-                                request.index, index_progress)
+        indexed = write_indexes(out_path, {
+            **{column_name(*column): vectors for column, vectors in vectors_of.items()},
+            **{f"tokens@{layer}": np.load(files.token_path(layer), mmap_mode="r") for layer in files.token_layers}},
+            request.index, index_progress)
         files.finish({**manifest, "maps": drawn, "indexes": indexed, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     return Report(str(out_path), summary, cut, len(pending), files.shards - len(pending), time.perf_counter() - began)
 

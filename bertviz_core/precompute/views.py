@@ -10,6 +10,7 @@ import pandas as pd
 
 import bertviz_core.checks as checks
 from bertviz_core.precompute.reader import VectorStore
+from bertviz_core.word_vectors import snippet
 
 OWN_COPIES = 8  # answers asked for beyond k, for the sentence's own copies to be left out
 
@@ -45,13 +46,21 @@ def nearest_stored_sentences(store: VectorStore, query: np.ndarray, strategy: st
 
 def search_note(store: VectorStore, strategy: str, layer: int | None, metric: str) -> str:
     """How ``VectorStore.search`` answers for this column and metric, as a caption says it."""
-    method = store.search_method(strategy, layer, metric)
+    return _method_note(store.search_method(strategy, layer, metric), "sentences")
+
+
+def token_search_note(store: VectorStore, layer: int, metric: str) -> str:
+    """How ``VectorStore.token_search`` answers at ``layer`` for this metric, as a caption says it."""
+    return _method_note(store.token_search_method(layer, metric), "tokens")
+
+
+def _method_note(method: dict, what: str) -> str:
     if method["kind"] == "exact":
-        return f"Exact search: the query is scored against all {method['rows']:,} stored sentences."
-    return (f"Approximate search over {method['rows']:,} stored sentences (faiss IVF: {method['probes']} of "
+        return f"Exact search: the query is scored against all {method['rows']:,} stored {what}."
+    return (f"Approximate search over {method['rows']:,} stored {what} (faiss IVF: {method['probes']} of "
             f"{method['lists']:,} lists probed, their {method['candidates']} best by direction scored exactly): "
             f"recall@{method['recall_k']} {method['recall']:.3f} against exact search, measured when the store was "
-            f"built on {method['recall_queries']} stored sentences used as queries. The scores shown are exact; a "
+            f"built on {method['recall_queries']} stored {what} used as queries. The scores shown are exact; a "
             "true neighbour may be missing.")
 
 
@@ -59,3 +68,26 @@ def default_strategy(store: VectorStore) -> str:
     """The strategy a page opens a store on (at its last stored layer): mean pooling when stored, else the first."""
     columns = stored_columns(store)
     return "mean" if "mean" in columns else next(iter(columns))
+
+
+def nearest_stored_tokens(store: VectorStore, vector: np.ndarray, layer: int, k: int, metric: str,
+                          sentence: str) -> pd.DataFrame:
+    """The ``k`` stored tokens nearest to ``vector`` (hidden,), a token of ``sentence`` at the stored token layer
+    ``layer``, best first, the tokens of the sentence's stored copies left out (found among the answers, as for
+    sentences): rank, score, token, key (its word, lowercased), context (the token between « »), sentence."""
+    k, wanted = checks.whole_number(k, "k", 1), checks.text(sentence, "The sentence").strip()
+    asked = k + OWN_COPIES
+    while True:
+        found = store.token_search(vector, layer, asked, metric)
+        texts = store.rows["text"].iloc[found["sentence"].to_numpy()].to_numpy()
+        others = found.assign(text=texts)[[text.strip() != wanted for text in texts]]
+        if len(others) >= k or len(found) < asked:
+            break
+        asked *= 4
+    others = others.head(k)
+    return pd.DataFrame({
+        "rank": np.arange(1, len(others) + 1), "score": others["score"].to_numpy(),
+        "token": others["token"].to_numpy(), "key": others["key"].to_numpy(),
+        "context": [snippet(text, start, end, ("«", "»"), words=5)
+                    for text, start, end in zip(others["text"], others["start"], others["end"])],
+        "sentence": others["text"].to_numpy()})

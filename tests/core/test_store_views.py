@@ -2,6 +2,8 @@
 own copies left out however many, and the search said in words."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -37,3 +39,37 @@ def test_the_search_is_said_as_it_was_done(news_store, monkeypatch: pytest.Monke
     monkeypatch.setitem(news_store.manifest, "indexes", {})
     assert views.search_note(news_store, "mean", 6, "cosine") == ("Exact search: the query is scored against all "
                                                                   "160 stored sentences.")
+
+
+@pytest.mark.parametrize("metric", list(METRICS))
+def test_token_search_is_a_full_sort_and_the_index_finds_most_of_it(news_store, metric: str) -> None:  # noqa: ANN001
+    tokens = np.asarray(news_store.token_vectors(3))
+    query = tokens[40] + 0.01
+    scores = METRICS[metric].between(tokens, query[None])[:, 0]
+    order = np.argsort(-scores if METRICS[metric].similar_high else scores, kind="stable")[:10]
+    exact = news_store.token_search(query, 3, 10, metric, exact=True)
+    assert exact["index"].tolist() == order.tolist()
+    np.testing.assert_allclose(exact["score"], scores[order], rtol=1e-5, atol=1e-5)
+    assert exact["token"].tolist() == news_store.token_rows["token"].iloc[order].tolist()
+    method = news_store.token_search_method(3, metric)
+    assert method["kind"] == "approximate" and method["rows"] == len(tokens)
+    found = news_store.token_search(query, 3, 10, metric)
+    assert len(set(found["index"]) & set(order)) >= 10 * method["recall"] - 2
+
+
+def test_a_tokens_neighbours_leave_its_sentences_copies_out_and_mark_the_token(news_store,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    monkeypatch.setattr(views, "OWN_COPIES", 0)
+    rows = news_store.token_rows
+    first = int(np.flatnonzero(rows["sentence"].to_numpy() == 7)[2])  # the third token of stored sentence 7
+    vector = np.asarray(news_store.token_vectors(6)[first])
+    found = views.nearest_stored_tokens(news_store, vector, 6, 8, "cosine", news_store.texts[7])
+    assert len(found) == 8 and news_store.texts[7] not in found["sentence"].tolist()
+    marked = [re.search("«(.+?)»", context).group(1).lower() for context in found["context"]]
+    assert marked == [token.removeprefix("##") for token in found["token"]]  # the token's own characters
+    tokens = np.asarray(news_store.token_vectors(6))
+    scores = METRICS["cosine"].between(tokens, vector[None])[:, 0]
+    allowed = rows["sentence"].to_numpy() != 7
+    expected = [i for i in np.argsort(-scores, kind="stable") if allowed[i]][:8]
+    np.testing.assert_allclose(found["score"], scores[expected], rtol=1e-5, atol=1e-5)
+    assert "Approximate search over" in views.token_search_note(news_store, 6, "cosine")

@@ -101,3 +101,33 @@ def test_a_store_that_cannot_be_used_says_why(monkeypatch: pytest.MonkeyPatch, n
     assert any("was computed with **all-MiniLM-L6-v2 (bundled)**; this session uses **tiny" in w for w in said)
     at.button[0].click().run()  # the offered switch back to the store's model
     assert not at.warning and len(table(at, "sc_sentences")) == 10
+
+
+def test_a_token_is_searched_among_the_stored_tokens_at_the_stored_layers(
+        monkeypatch: pytest.MonkeyPatch, news_store, bundled: Encoder, model_calls: list[int]) -> None:  # noqa: ANN001
+    at = open_store_page(monkeypatch, [news_store.folder])
+    at.text_input(key="sc_text").set_value(SENTENCE).run()
+    bank = list(bundled.tokenize(SENTENCE)["token"]).index("bank")
+    at.selectbox(key="sc_token").set_value(bank).run()
+    assert at.selectbox(key="sc_store_left").options == ["layer 3", "layer 6"]
+    states = bundled.encode([SENTENCE])[0].hidden_states  # (layers+1, tokens, hidden)
+    runs = len(model_calls)
+    for layer, side in ((3, "left"), (6, "right")):
+        shown = table(at, f"sc_near_{side}")
+        expected = news_store.token_search(states[layer, bank], layer, 10, "cosine", exact=True)
+        # the index on 160 sentences' tokens: the tokens it finds are scored exactly, and most are exact's
+        assert len(set(shown["context"]) & set(views_contexts(news_store, expected))) >= 8
+        assert list(shown["score"]) == sorted(shown["score"], reverse=True)
+    at.selectbox(key="sc_store_left").set_value(6).run()
+    at.selectbox(key="sc_metric").set_value("euclidean distance").run()
+    assert len(model_calls) == runs and not at.exception
+    assert table(at, "sc_near_left")["context"].tolist() == table(at, "sc_near_right")["context"].tolist()
+    assert any("% are “bank”" in m.value for m in at.markdown)
+
+
+def views_contexts(store, found) -> list[str]:  # noqa: ANN001
+    """The contexts a page shows for ``token_search`` rows, as ``views.nearest_stored_tokens`` writes them."""
+    from bertviz_core.word_vectors import snippet
+
+    return [snippet(store.texts[s], a, b, ("«", "»"), words=5) for s, a, b in zip(found["sentence"], found["start"],
+                                                                                    found["end"])]
