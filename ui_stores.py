@@ -138,6 +138,7 @@ def store_view(corpus: Corpus, sentence: str, query_input: Any, token: int) -> N
 def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k: int, metric: str) -> None:
     """The chosen token's nearest stored tokens at two stored token layers side by side, and the share of them that
     are its own word at every stored token layer."""
+    from bertviz_core import recipes
     from bertviz_core.figures import layer_label, token_labels
     from bertviz_core.neighbours import share_of_word
     from bertviz_core.precompute.views import token_search_note
@@ -158,6 +159,11 @@ def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k:
               c2.selectbox("Token layer, right", held, index=len(held) - 1, key="sc_store_right", bind="query-params",
                            format_func=layer_label)]
     st.subheader(f"Where else the model puts “{literal(query_input.tokens[token])}”, token {token}")
+    teaching_panel(
+        "The store's tokens whose hidden states lie nearest to your token's, at two of the layers the store keeps "
+        f"every token of, by {metric}.  \nLow layers group a token with the same word wherever it stands; higher "
+        "layers with tokens in similar contexts: the store was computed once, and only your sentence runs here.",
+        recipes.store_tokens(active_info(), str(store.folder), sentence, token, tuple(chosen), k, metric))
     st.caption(literal(token_search_note(store, chosen[0], metric)) + " The token is between « »; tokens of your "
                "sentence's own copies in the store are left out.")
     for column, layer, side in zip(st.columns(2), chosen, ("left", "right")):

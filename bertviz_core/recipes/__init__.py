@@ -12,7 +12,7 @@ attention) and one word across texts; ``sentences``: pooling, comparison and the
 Similar contexts; ``masked``: Masked words.
 """
 from bertviz_core.recipes.common import TRIM_CODE, load_lines, pooled_vectors
-from bertviz_core.recipes.contexts import BUILT_IN_CORPUS, similar_contexts, store_sentences
+from bertviz_core.recipes.contexts import BUILT_IN_CORPUS, similar_contexts, store_sentences, store_tokens
 from bertviz_core.recipes.masked import HEADS, masked_words, missing_head, nearest_embeddings
 from bertviz_core.recipes.sentences import (
     BUILT_IN_PAIRS_CODE,
@@ -30,4 +30,4 @@ from bertviz_core.recipes.views import attention, hidden_states, layer_values, t
 __all__ = ["BUILT_IN_CORPUS", "BUILT_IN_PAIRS_CODE", "HEADS", "NEWS_TOPICS_CODE", "TRIM_CODE", "UPLOADED_CODE", "UPLOADED_TEXTS_CODE",
            "attention", "compare_sentences", "correlation", "hidden_states", "layer_values", "load_lines",
            "masked_words", "missing_head", "nearest_embeddings", "pooled_vectors", "probe", "projection_map",
-           "sentence_pooling", "similar_contexts", "store_sentences", "tokenization", "word_similarity"]
+           "sentence_pooling", "similar_contexts", "store_sentences", "store_tokens", "tokenization", "word_similarity"]

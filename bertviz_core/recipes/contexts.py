@@ -123,3 +123,34 @@ def store_sentences(info: ModelInfo, folder: str, column: str, sentence: str, po
         "for s in nearest:\n"
         "    print(round(float(scores[s]), 3), texts[s])\n"
     )
+
+
+def store_tokens(info: ModelInfo, folder: str, sentence: str, token: int, layers: tuple[int, int], k: int,
+                 metric: str) -> str:
+    """The ``k`` stored tokens nearest to token ``token`` of ``sentence`` at both stored token ``layers``, by exact
+    search over the store's token vectors, the tokens of the sentence's stored copies left out, as the page does."""
+    order = "-scores" if METRICS[metric].similar_high else "scores"
+    return (
+        load_lines(info)
+        + f"import numpy as np\nimport pandas as pd\n{METRIC_IMPORTS}\n\n"
+        f"store = {folder!r}   # made by: python -m bertviz_core precompute --token-layers ...\n"
+        "texts = pd.read_parquet(store + '/rows.parquet')['text'].tolist()\n"
+        "where = pd.read_parquet(store + '/tokens/rows')   # one row per stored token: sentence, token, start, end\n\n"
+        f"sentence = {sentence!r}\n"
+        "inputs = tokenizer(sentence, return_tensors='pt', truncation=True)\n"
+        "with torch.no_grad():   # the only model run\n"
+        "    states = torch.stack(model(**inputs, output_hidden_states=True).hidden_states)[:, 0].numpy()\n"
+        "own = {s for s, text in enumerate(texts) if text.strip() == sentence.strip()}   # your sentence, left out\n"
+        "allowed = ~where['sentence'].isin(own).to_numpy()\n"
+        "nearest = {}\n"
+        f"for layer in {list(dict.fromkeys(layers))}:\n"
+        "    vectors = np.load(f'{store}/tokens/{layer}.npy', mmap_mode='r')   # (stored tokens, hidden)\n"
+        f"    query = states[layer, {token}]   # token {token} at this layer\n"
+        f"    scores = {METRICS[metric].code_between('vectors', 'query[None]')}[:, 0]   # {metric}\n"
+        f"    ranked = np.argsort({order}, kind='stable')\n"
+        f"    nearest[layer] = ranked[allowed[ranked]][:{k}]\n"
+        "    for i in nearest[layer]:\n"
+        "        s, start, end = where.loc[i, ['sentence', 'start', 'end']]\n"
+        "        print(layer, round(float(scores[i]), 3), texts[s][:start] + '«' + texts[s][start:end] + '»' + "
+        "texts[s][end:])\n"
+    )

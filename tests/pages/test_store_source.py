@@ -118,7 +118,12 @@ def test_a_token_is_searched_among_the_stored_tokens_at_the_stored_layers(
         # the index on 160 sentences' tokens: the tokens it finds are scored exactly, and most are exact's
         assert len(set(shown["context"]) & set(views_contexts(news_store, expected))) >= 8
         assert list(shown["score"]) == sorted(shown["score"], reverse=True)
-    at.selectbox(key="sc_store_left").set_value(6).run()
+    ran: dict = {}
+    exec(recipes.store_tokens(bundled.info, str(news_store.folder), SENTENCE, bank, (3, 6), 10, "cosine"), ran)  # noqa: S102
+    for layer in (3, 6):
+        exact = news_store.token_search(states[layer, bank], layer, 10, "cosine", exact=True)["index"]
+        assert list(ran["nearest"][layer]) == exact.tolist()  # the teaching code's answer is exact search's
+        at.selectbox(key="sc_store_left").set_value(6).run()
     at.selectbox(key="sc_metric").set_value("euclidean distance").run()
     assert len(model_calls) == runs and not at.exception
     assert table(at, "sc_near_left")["context"].tolist() == table(at, "sc_near_right")["context"].tolist()
