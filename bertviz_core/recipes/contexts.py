@@ -47,6 +47,18 @@ def sentence_vector_code(pooling_code: str, layer: int | None) -> str:
             f"    return ({pooling_code}){'' if layer is None else f'[{layer}]'}.numpy()\n\n\n")
 
 
+def layer_loop(name: str, layers: tuple[int, int], candidates_line: str, query: str, metric: str, k: int) -> str:
+    """A loop over ``layers`` that reads ``candidates`` (``candidates_line``), scores them against ``query`` by
+    ``metric`` and keeps in ``name[layer]`` the ``k`` best of the ``allowed`` ones, best first."""
+    order = "-scores" if METRICS[metric].similar_high else "scores"
+    return (f"{name} = {{}}\n"
+            f"for layer in {list(dict.fromkeys(layers))}:\n"
+            + candidates_line
+            + f"    scores = {METRICS[metric].code_between('candidates', query)}[:, 0]   # {metric}\n"
+            f"    ranked = np.argsort({order}, kind='stable')\n"
+            f"    {name}[layer] = ranked[allowed[ranked]][:{k}]\n")
+
+
 def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: str, layers: tuple[int, int], k: int,
                      metric: str, word: str, pooling_code: str, sentence_layer: int | None) -> str:
     """The token index; the ``k`` corpus tokens nearest to token ``token`` of ``sentence`` at both ``layers``
@@ -61,12 +73,8 @@ def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: st
         "own = [s for s, text in enumerate(texts) if text.strip() == sentence.strip()]   # your sentence, left out\n"
         "allowed = np.array([s not in own for s, _, _ in where])\n"
         f"query = token_states(sentence)[0][:, {token}]   # token {token} at every layer\n"
-        "neighbours = {}\n"
-        f"for layer in {list(dict.fromkeys(layers))}:\n"
-        "    candidates = index[layer].astype(np.float32)\n"
-        f"    scores = {METRICS[metric].code_between('candidates', 'query[layer][None]')}[:, 0]   # {metric}\n"
-        f"    ranked = np.argsort({order}, kind='stable')\n"
-        f"    neighbours[layer] = ranked[allowed[ranked]][:{k}]\n"
+        + layer_loop("neighbours", layers, "    candidates = index[layer].astype(np.float32)\n",
+                     "query[layer][None]", metric, k) +
         "    for i in neighbours[layer]:\n"
         "        print(layer, round(float(scores[i]), 3), where[i], texts[where[i][0]])\n\n"
         "# Nearest sentences: one vector per sentence, as on the Sentence pooling page\n"
@@ -129,7 +137,6 @@ def store_tokens(info: ModelInfo, folder: str, sentence: str, token: int, layers
                  metric: str) -> str:
     """The ``k`` stored tokens nearest to token ``token`` of ``sentence`` at both stored token ``layers``, by exact
     search over the store's token vectors, the tokens of the sentence's stored copies left out, as the page does."""
-    order = "-scores" if METRICS[metric].similar_high else "scores"
     return (
         load_lines(info)
         + f"import numpy as np\nimport pandas as pd\n{METRIC_IMPORTS}\n\n"
@@ -142,13 +149,8 @@ def store_tokens(info: ModelInfo, folder: str, sentence: str, token: int, layers
         "    states = torch.stack(model(**inputs, output_hidden_states=True).hidden_states)[:, 0].numpy()\n"
         "own = {s for s, text in enumerate(texts) if text.strip() == sentence.strip()}   # your sentence, left out\n"
         "allowed = ~where['sentence'].isin(own).to_numpy()\n"
-        "nearest = {}\n"
-        f"for layer in {list(dict.fromkeys(layers))}:\n"
-        "    vectors = np.load(f'{store}/tokens/{layer}.npy', mmap_mode='r')   # (stored tokens, hidden)\n"
-        f"    query = states[layer, {token}]   # token {token} at this layer\n"
-        f"    scores = {METRICS[metric].code_between('vectors', 'query[None]')}[:, 0]   # {metric}\n"
-        f"    ranked = np.argsort({order}, kind='stable')\n"
-        f"    nearest[layer] = ranked[allowed[ranked]][:{k}]\n"
+        + layer_loop("nearest", layers, "    candidates = np.load(f'{store}/tokens/{layer}.npy', mmap_mode='r')   "
+                     "# (stored tokens, hidden)\n", f"states[layer, {token}][None]", metric, k) +
         "    for i in nearest[layer]:\n"
         "        s, start, end = where.loc[i, ['sentence', 'start', 'end']]\n"
         "        print(layer, round(float(scores[i]), 3), texts[s][:start] + '«' + texts[s][start:end] + '»' + "
