@@ -110,6 +110,14 @@ def store_token_neighbours(name: str, stamp: float, sentence: str, token: int, l
     return nearest_stored_tokens(_store, _vector, layer, k, metric, sentence)
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def store_cut_note(name: str, stamp: float, max_length: int, _store: VectorStore) -> str | None:
+    """Cached ``lengths.cut_note`` of the offered store ``name``'s texts: a million counts are checked once."""
+    from bertviz_core.lengths import cut_note
+
+    return cut_note(max_length, _store.rows["dropped"].tolist(), "stored sentence")
+
+
 def stamp_of(corpus: Corpus) -> float:
     """The modification time of a store corpus's manifest, which keys its cached results."""
     return _stamp(corpus.store.folder)
@@ -119,11 +127,10 @@ def store_view(corpus: Corpus, sentence: str, query_input: Any, token: int) -> N
     """Similar contexts on a store: token ``token`` of ``sentence`` (``query_input``, its ``model_input``) among the
     store's tokens at its stored token layers, then the stored sentences nearest to the sentence. The sentence is
     the only model run; k and the metric are shared by both."""
-    from bertviz_core.lengths import cut_note
     from bertviz_core.similarity import METRICS
 
     store, info = corpus.store, active_info()
-    cut_warning(cut_note(info.max_length, store.rows["dropped"].tolist(), "stored sentence"))
+    cut_warning(store_cut_note(corpus.name, stamp_of(corpus), info.max_length, store))
     c1, c2 = st.columns(2)
     k = c1.slider("Neighbours (k)", 1, 50, 10, key="sc_k", bind="query-params")
     metric = c2.selectbox("Metric", list(METRICS), key="sc_metric", bind="query-params")
@@ -189,7 +196,7 @@ def _sentences_view(corpus: Corpus, sentence: str, k: int, metric: str) -> None:
     stored = stored_columns(store)
     s1, s2 = st.columns(2)
     strategy = s1.selectbox("Sentence vector", list(stored), index=list(stored).index(default_strategy(store)),
-                            key="sc_strategy",
+                            key="sc_store_strategy",
                             bind="query-params", help="The strategies the store holds (see Sentence pooling).")
     layers = stored[strategy]
     layer = s2.selectbox("Layer (sentences)", layers, index=len(layers) - 1, key="sc_store_layer", bind="query-params",

@@ -20,6 +20,8 @@ from bertviz_core.precompute.ann import approximate_top, exact_best, index_path,
 from bertviz_core.precompute.layout import FORMAT, MANIFEST, PLAN, ROWS, column_name, read_json
 from bertviz_core.similarity import METRICS
 
+SERVED_RECALL = 0.95  # an index answers a metric only when its measured recall@10 reaches this; else exact search
+
 
 def identity_mismatch(store: str, stored: str, encoder: Any) -> ValueError:
     """Why a store is refused for ``encoder``: both identities, named."""
@@ -141,12 +143,14 @@ class VectorStore:
 
     def _method(self, name: str, rows: int, metric: str) -> dict:
         """{"kind": "exact", "rows": rows}, or the facts of the index of ``name`` with "kind": "approximate" and
-        "recall" this metric's recall@10."""
+        "recall" this metric's recall@10; exact, with "index_recall", when that recall is under ``SERVED_RECALL``."""
         facts = self.manifest.get("indexes", {}).get(name)
         if facts is None:
             return {"kind": "exact", "rows": rows}
-        return {**facts, "kind": "approximate", "rows": rows,
-                "recall": facts["recall"][checks.choice(metric, "metric", METRICS)]}
+        recall = facts["recall"][checks.choice(metric, "metric", METRICS)]
+        if recall < SERVED_RECALL:  # the index's directions miss this metric's neighbours (dot product, say)
+            return {"kind": "exact", "rows": rows, "index_recall": recall}
+        return {**facts, "kind": "approximate", "rows": rows, "recall": recall}
 
     def search_method(self, strategy: str = "mean", layer: int | None = None, metric: str = "cosine") -> dict:
         """How ``search`` answers for this column and metric: {"kind": "exact", "rows": n}, or the index's facts

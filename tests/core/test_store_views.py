@@ -73,3 +73,20 @@ def test_a_tokens_neighbours_leave_its_sentences_copies_out_and_mark_the_token(n
     expected = [i for i in np.argsort(-scores, kind="stable") if allowed[i]][:8]
     np.testing.assert_allclose(found["score"], scores[expected], rtol=1e-5, atol=1e-5)
     assert "Approximate search over" in views.token_search_note(news_store, 6, "cosine")
+
+
+def test_a_metric_the_index_serves_badly_is_searched_exactly_and_said_so(news_store,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    facts = news_store.manifest["indexes"]["mean@6"]
+    monkeypatch.setitem(facts, "recall", {**facts["recall"], "dot product": 0.368})  # as a 1M store measured it
+    method = news_store.search_method("mean", 6, "dot product")
+    assert method == {"kind": "exact", "rows": 160, "index_recall": 0.368}
+    assert news_store.search_method("mean", 6, "cosine")["kind"] == "approximate"
+    said = views.search_note(news_store, "mean", 6, "dot product")
+    assert said.startswith("Exact search: the query is scored against all 160 stored sentences. The store's index is "
+                           "not used for this metric: it found only 37% of the true 10 nearest")
+    vectors = np.asarray(news_store.vectors("mean", 6))
+    query = vectors[3] + 0.05
+    scores = vectors @ query
+    found = news_store.search(query, 10, "mean", 6, "dot product")
+    assert found["index"].tolist() == np.argsort(-scores, kind="stable")[:10].tolist()
