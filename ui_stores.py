@@ -149,6 +149,7 @@ def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k:
     from bertviz_core.figures import layer_label, token_labels
     from bertviz_core.neighbours import share_of_word
     from bertviz_core.precompute.views import token_search_note
+    from bertviz_core.similarity import METRICS
     from bertviz_core.token_index import index_rows
 
     store, held = corpus.store, corpus.store.manifest["token_layers"]
@@ -171,7 +172,8 @@ def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k:
         f"every token of, by {metric}.  \nLow layers group a token with the same word wherever it stands; higher "
         "layers with tokens in similar contexts: the store was computed once, and only your sentence runs here.",
         recipes.store_tokens(active_info(), str(store.folder), sentence, token, tuple(chosen), k, metric))
-    st.caption(literal(token_search_note(store, chosen[0], metric)) + " The token is between « »; tokens of your "
+    st.caption(f"By {metric} ({METRICS[metric].note}). " + literal(token_search_note(store, chosen[0], metric))
+               + " The token is between « »; tokens of your "
                "sentence's own copies in the store are left out.")
     for column, layer, side in zip(st.columns(2), chosen, ("left", "right")):
         with column:
@@ -191,6 +193,7 @@ def _sentences_view(corpus: Corpus, sentence: str, k: int, metric: str) -> None:
     from bertviz_core.pooling import POOLINGS, vectors_at
     from bertviz_core.precompute.layout import column_name
     from bertviz_core.precompute.views import default_strategy, search_note, stored_columns
+    from bertviz_core.similarity import METRICS
 
     store, info = corpus.store, active_info()
     stored = stored_columns(store)
@@ -214,7 +217,8 @@ def _sentences_view(corpus: Corpus, sentence: str, k: int, metric: str) -> None:
         recipes.store_sentences(info, str(store.folder), column_name(strategy, layer), sentence,
                                 POOLINGS[strategy].code, layer, k, metric),
     )
-    st.caption(literal(search_note(store, strategy, layer, metric)) + " Your sentence's own copies in the store are "
+    st.caption(f"By {metric} ({METRICS[metric].note}). " + literal(search_note(store, strategy, layer, metric))
+               + " Your sentence's own copies in the store are "
                "left out.")
     shown = ["rank", "score", "text"] + (["label"] if store.labels is not None else [])
     table(near[shown], key="sc_sentences", height=420)

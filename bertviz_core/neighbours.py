@@ -100,7 +100,6 @@ def layer_summary(index: TokenIndex, vectors: np.ndarray, word: str, k: int, met
     if vectors.shape != (check_index(index).vectors.shape[0], index.vectors.shape[2]):
         raise ValueError(f"vectors must be the query token's vector at every layer, {index.vectors.shape[0]} rows of "
                          f"{index.vectors.shape[2]}; they have shape {vectors.shape}.")
-    word = checks.text(word, "The word")
     return pd.DataFrame([share_of_word(layer, nearest_tokens(index, vectors[layer], layer, k, metric, exclude)["key"],
                                        word, common) for layer in range(index.vectors.shape[0])])
 
@@ -108,6 +107,7 @@ def layer_summary(index: TokenIndex, vectors: np.ndarray, word: str, k: int, met
 def share_of_word(layer: int, keys: pd.Series, word: str, common: int = 3) -> dict:
     """One row of a layer summary: the share of neighbours whose ``keys`` (their words, lowercased) are ``word``,
     and the ``common`` most frequent ones ("river ×3, money ×2")."""
+    keys, word = pd.Series(checks.strings(keys, "keys"), dtype=object), checks.text(word, "The word")
     counts = keys.value_counts(sort=True)
     return {"layer": layer, "same word": float((keys == word.lower()).mean()),
             "most common neighbour words": ", ".join(f"{w} ×{n}" for w, n in counts.head(common).items())}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 from bad_input import CORPUS, NAN, OK, Case, NaN, check, nan_rows
 
@@ -96,6 +97,9 @@ CASES: dict[str, Case] = {
     "neighbours.scores_against: NaN query": Case(lambda c: nb.scores_against(c.x, nan_rows(2)[1], "dot product")),
     "neighbours.scores_against: other dimensions": Case(lambda c: nb.scores_against(c.x, c.x[0, :3], "cosine")),
     "neighbours.scores_against: None query": Case(lambda c: nb.scores_against(c.x, None, "cosine")),
+    "neighbours.share_of_word: None keys": Case(lambda c: nb.share_of_word(1, None, "bank")),
+    "neighbours.share_of_word: a number among keys": Case(lambda c: nb.share_of_word(1, pd.Series(["a", 3]), "a")),
+    "neighbours.share_of_word: None word": Case(lambda c: nb.share_of_word(1, pd.Series(["a"]), None)),
     "neighbours.check_k: True": Case(lambda c: nb.check_k(True, 10, "neighbour")),
     "neighbours.check_k: 2.5": Case(lambda c: nb.check_k(2.5, 10, "neighbour")),
     "neighbours.check_k: 0": Case(lambda c: nb.check_k(0, 10, "neighbour")),
