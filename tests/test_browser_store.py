@@ -1,0 +1,43 @@
+"""A precomputed store on Similar contexts in a real browser (issue #30): a server that lists the tests' news store
+offers it; its sentences and tokens show with no exception, and the view passes the 150 % audit of every other
+view (tests/test_presentation.py) in both modes."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from browser_views import require_chromium
+from live_app import running_app, wait_idle
+
+require_chromium()
+
+from playwright.sync_api import Browser  # noqa: E402
+from test_presentation import AUDIT_JS, MIN_FONT_PX, open_at_150_percent, report  # noqa: E402
+
+VIEW = "similar_contexts?sc_source=Precomputed+store&sc_store=news&sc_text=The+bank+raised+interest+rates."
+
+
+@pytest.fixture(scope="module")
+def store_server(news_store) -> Iterator[str]:  # noqa: ANN001
+    with running_app(env={"BERTVIZ_CORPORA": str(news_store.folder)}, timeout=120) as app:
+        yield app.url
+
+
+def test_the_store_view_shows_its_neighbours_in_a_browser(store_server: str, browser: Browser) -> None:
+    page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    page.goto(f"{store_server}/{VIEW}")
+    wait_idle(page)
+    page.get_by_text("Where else the model puts “the”, token 1").wait_for()  # a text with one “bank”: its first word
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.get_by_text("Nearest sentences in the store “news”").count() == 1
+    assert page.locator("[data-testid=stDataFrame], [data-testid=stTable]").count() >= 3  # two token lists, sentences
+    page.context.close()
+
+
+@pytest.mark.parametrize("present", [True, False], ids=["presentation", "normal"])
+def test_the_store_view_fits_one_screen_at_150_percent(store_server: str, browser: Browser, present: bool) -> None:
+    page = open_at_150_percent(browser, f"{store_server}/{VIEW}" + ("&present=true" if present else ""))
+    assert page.locator("[data-testid='stException']").count() == 0
+    problems = page.evaluate(AUDIT_JS, [present, MIN_FONT_PX])
+    page.context.close()
+    assert not problems, report(VIEW, problems)
