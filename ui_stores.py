@@ -143,8 +143,8 @@ def store_view(corpus: Corpus, sentence: str, query_input: Any, token: int) -> N
 
 
 def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k: int, metric: str) -> None:
-    """The chosen token's nearest stored tokens at two stored token layers side by side, and the share of them that
-    are its own word at every stored token layer."""
+    """The chosen token's nearest stored tokens at two stored token layers side by side, each with the share of them
+    that are its own word."""
     from bertviz_core import recipes
     from bertviz_core.figures import layer_label, token_labels
     from bertviz_core.neighbours import share_of_word

@@ -5,6 +5,8 @@ The query's vectors come from the page (one model run, the query's); the store's
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -24,21 +26,30 @@ def stored_columns(store: VectorStore) -> dict[str, list[int | None]]:
     return found
 
 
+def _without_copies(search: Callable[[int], pd.DataFrame], texts_of: Callable[[pd.DataFrame], np.ndarray], k: int,
+                    sentence: str) -> pd.DataFrame:
+    """The first ``k`` answers of ``search(how many)`` whose text (``texts_of(answers)``, (answers,)) is not
+    ``sentence`` (spaces around it ignored), with a column "text": more answers are asked for until ``k`` others
+    remain or the store has no more, so the copies are found among the answers, never by reading every text."""
+    k, wanted = checks.whole_number(k, "k", 1), checks.text(sentence, "The sentence").strip()
+    asked = k + OWN_COPIES
+    while True:
+        found = search(asked)
+        found = found.assign(text=texts_of(found))
+        others = found[[text.strip() != wanted for text in found["text"]]]
+        if len(others) >= k or len(found) < asked:
+            return others.head(k)
+        asked *= 4
+
+
 def nearest_stored_sentences(store: VectorStore, query: np.ndarray, strategy: str, layer: int | None, k: int,
                              metric: str, sentence: str) -> pd.DataFrame:
     """The ``k`` stored texts nearest to ``query`` (hidden,), the ``strategy`` vector of ``sentence`` at ``layer``,
     best first, the stored copies of ``sentence`` (spaces around it ignored) left out, where they would only find
     the query again: rank, row (in the store), score, text, label. The copies are found among the answers, not by
     reading every stored text: more are asked for until ``k`` others remain."""
-    k, wanted = checks.whole_number(k, "k", 1), checks.text(sentence, "The sentence").strip()
-    asked = k + OWN_COPIES
-    while True:
-        found = store.search(query, asked, strategy, layer, metric)
-        others = found[found["text"].str.strip() != wanted]
-        if len(others) >= k or len(found) < asked:
-            break
-        asked *= 4
-    others = others.head(k)
+    others = _without_copies(lambda asked: store.search(query, asked, strategy, layer, metric),
+                             lambda found: found["text"].to_numpy(), k, sentence)
     return pd.DataFrame({"rank": np.arange(1, len(others) + 1), "row": others["index"].to_numpy(),
                          "score": others["score"].to_numpy(), "text": others["text"].to_numpy(),
                          "label": others["label"].to_numpy()})
@@ -78,16 +89,8 @@ def nearest_stored_tokens(store: VectorStore, vector: np.ndarray, layer: int, k:
     """The ``k`` stored tokens nearest to ``vector`` (hidden,), a token of ``sentence`` at the stored token layer
     ``layer``, best first, the tokens of the sentence's stored copies left out (found among the answers, as for
     sentences): rank, score, token, key (its word, lowercased), context (the token between « »), sentence."""
-    k, wanted = checks.whole_number(k, "k", 1), checks.text(sentence, "The sentence").strip()
-    asked = k + OWN_COPIES
-    while True:
-        found = store.token_search(vector, layer, asked, metric)
-        texts = store.rows["text"].iloc[found["sentence"].to_numpy()].to_numpy()
-        others = found.assign(text=texts)[[text.strip() != wanted for text in texts]]
-        if len(others) >= k or len(found) < asked:
-            break
-        asked *= 4
-    others = others.head(k)
+    others = _without_copies(lambda asked: store.token_search(vector, layer, asked, metric),
+                             lambda found: store.rows["text"].iloc[found["sentence"].to_numpy()].to_numpy(), k, sentence)
     return pd.DataFrame({
         "rank": np.arange(1, len(others) + 1), "score": others["score"].to_numpy(),
         "token": others["token"].to_numpy(), "key": others["key"].to_numpy(),

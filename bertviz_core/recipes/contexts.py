@@ -127,6 +127,7 @@ def store_sentences(info: ModelInfo, folder: str, column: str, sentence: str, po
         f"sentence = {sentence!r}\n"
         "own = {s for s, text in enumerate(texts) if text.strip() == sentence.strip()}   # your sentence, left out\n"
         f"scores = {METRICS[metric].code_between('vectors', 'sentence_vector(sentence)[None]')}[:, 0]   # {metric}\n"
+        "# exact search; a page on an indexed store may search through its index (it shows the recall) and miss one\n"
         f"nearest = [s for s in np.argsort({order}, kind='stable') if s not in own][:{k}]\n"
         "for s in nearest:\n"
         "    print(round(float(scores[s]), 3), texts[s])\n"
@@ -149,6 +150,7 @@ def store_tokens(info: ModelInfo, folder: str, sentence: str, token: int, layers
         "    states = torch.stack(model(**inputs, output_hidden_states=True).hidden_states)[:, 0].numpy()\n"
         "own = {s for s, text in enumerate(texts) if text.strip() == sentence.strip()}   # your sentence, left out\n"
         "allowed = ~where['sentence'].isin(own).to_numpy()\n"
+        + "# exact search; a page on an indexed store may search through its index (it shows the recall) and miss one\n"
         + layer_loop("nearest", layers, "    candidates = np.load(f'{store}/tokens/{layer}.npy', mmap_mode='r')   "
                      "# (stored tokens, hidden)\n", f"states[layer, {token}][None]", metric, k) +
         "    for i in nearest[layer]:\n"
