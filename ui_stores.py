@@ -59,7 +59,8 @@ def store_source(key: str, url_path: str, built_in: str, with_labels: bool, min_
                  why: str) -> Corpus | None:
     """The corpus of the store picked in a selectbox (keyed ``{key}_store``, bound to the link), or None, with a
     message, while it cannot be used: the server lists none, it is unfinished or damaged, it was computed with
-    another model than the session's (a switch to that model is offered), or the page needs labels it lacks."""
+    another model than the session's (a switch to that model is offered), or it holds too few texts. A store without
+    labels is a corpus without labels: each measure that needs them says so. ``with_labels`` is the uploader's."""
     try:
         offered = offered_stores()
     except ValueError as err:
@@ -79,10 +80,6 @@ def store_source(key: str, url_path: str, built_in: str, with_labels: bool, min_
                    f"**{literal(info.name)}**. Their vectors cannot be compared: switch to the store's model to "
                    "search it.", icon="🔀")
         offer_model(stored["argument"] or BUNDLED_MODEL, f"Switch to {stored['name']}")
-        return None
-    if with_labels and store.labels is None:
-        refuse_store(f"The store {name} has no labels, and this page scores texts by their labels. Precompute it "
-                     "with --label-column to keep them.")
         return None
     if len(store.rows) < min_texts:
         refuse_store(f"The store {name} holds {len(store.rows):,} text(s); this page needs at least {min_texts:,}{why}.")
@@ -139,7 +136,7 @@ def store_view(corpus: Corpus, sentence: str, query_input: Any, token: int) -> N
     else:
         st.info("This store holds no token vectors, so the token views (nearest tokens, layer by layer) are not shown: "
                 "precompute it with --token-layers to keep them.", icon="🗄️")
-    _sentences_view(corpus, sentence, k, metric)
+    sentences_view(corpus, sentence, k, metric, "sc")
 
 
 def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k: int, metric: str) -> None:
@@ -185,9 +182,25 @@ def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k:
             download_csv(shown, "Download (CSV)", f"stored_neighbours_layer{layer}.csv", f"sc_near_{side}_csv")
 
 
-def _sentences_view(corpus: Corpus, sentence: str, k: int, metric: str) -> None:
+def ranking_store_view(sentence: str, metric: str, url_path: str) -> None:
+    """Compare sentences on a store: ``sentence`` ranked against a store the server offers, by ``metric``; nothing
+    when the server lists no store."""
+    from bertviz_core.corpus_sources import stores_listed
+
+    if not stores_listed():
+        return
+    st.subheader("Rank it against a precomputed store")
+    corpus = store_source("cs", url_path, "news topics", False, 1, "")
+    if corpus is not None:
+        k = st.slider("Neighbours (k)", 1, 50, 10, key="cs_store_k", bind="query-params")
+        st.caption("The query is the one chosen above. The store's vectors are compared raw: the anisotropy "
+                   "correction above is fitted to the page's sentences, not applied to the store.")
+        sentences_view(corpus, sentence, k, metric, "cs")
+
+
+def sentences_view(corpus: Corpus, sentence: str, k: int, metric: str, key: str) -> None:
     """The stored sentences nearest to ``sentence``, by a stored column, with how they were searched, its teaching
-    code and a download."""
+    code and a download; its widgets are keyed ``{key}_store_strategy``, ``{key}_store_layer``, ``{key}_sentences``."""
     from bertviz_core import recipes
     from bertviz_core.figures import layer_label
     from bertviz_core.pooling import POOLINGS, vectors_at
@@ -199,10 +212,10 @@ def _sentences_view(corpus: Corpus, sentence: str, k: int, metric: str) -> None:
     stored = stored_columns(store)
     s1, s2 = st.columns(2)
     strategy = s1.selectbox("Sentence vector", list(stored), index=list(stored).index(default_strategy(store)),
-                            key="sc_store_strategy",
+                            key=f"{key}_store_strategy",
                             bind="query-params", help="The strategies the store holds (see Sentence pooling).")
     layers = stored[strategy]
-    layer = s2.selectbox("Layer (sentences)", layers, index=len(layers) - 1, key="sc_store_layer", bind="query-params",
+    layer = s2.selectbox("Layer (sentences)", layers, index=len(layers) - 1, key=f"{key}_store_layer", bind="query-params",
                          format_func=lambda shown: "no layer" if shown is None else layer_label(shown),
                          disabled=not POOLINGS[strategy].per_layer)
     query = vectors_at(embed_corpus(model_key(), (sentence,)), strategy, layer, "query")[0]  # (hidden,)
@@ -221,5 +234,5 @@ def _sentences_view(corpus: Corpus, sentence: str, k: int, metric: str) -> None:
                + " Your sentence's own copies in the store are "
                "left out.")
     shown = ["rank", "score", "text"] + (["label"] if store.labels is not None else [])
-    table(near[shown], key="sc_sentences", height=420)
-    download_csv(near, "Download (CSV)", "nearest_stored_sentences.csv", "sc_sentences_csv")
+    table(near[shown], key=f"{key}_sentences", height=420)
+    download_csv(near, "Download (CSV)", "nearest_stored_sentences.csv", f"{key}_sentences_csv")

@@ -82,9 +82,14 @@ def source_labels(built_in: str, reads_stores: bool = False) -> dict[str, str]:
     if not isinstance(built_in, str) or built_in not in BUILT_IN_CORPORA:
         raise ValueError(f"Unknown built-in corpus {checks.shown(built_in)}: one of "
                          f"{', '.join(map(repr, BUILT_IN_CORPORA))}.")
-    stores = reads_stores and bool(os.environ.get(SETTING, "").strip(" ,"))
+    stores = reads_stores and stores_listed()
     return {name: source.label(BUILT_IN_CORPORA[built_in]) for name, source in CORPUS_SOURCES.items()
             if stores or not source.store}
+
+
+def stores_listed() -> bool:
+    """True when the server lists precomputed stores (``BERTVIZ_CORPORA``)."""
+    return bool(os.environ.get(SETTING, "").strip(" ,"))
 
 
 def uploaded(texts: list[str] | tuple[str, ...], labels: list[str] | tuple[str, ...] | None) -> Corpus:

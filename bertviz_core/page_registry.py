@@ -66,16 +66,17 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("pages/sentence_pooling.py", "Sentence pooling", "🧭",
               'Which vector is "the sentence embedding": [CLS], pooler, mean or max, and from which layer? '
               "Measured by class separation", token_budget=POOLED_TOKENS,
-              warm_up=("news corpus pooled", "pooling grid"), built_in_corpus="news topics"),
+              warm_up=("news corpus pooled", "pooling grid"), built_in_corpus="news topics", reads_stores=True),
     PageEntry("pages/task_measures.py", "Task measures", "🎯",
               "Which layer and which pooling for my task? A classification probe beside the silhouette, the "
               "Spearman correlation with gold pair scores, and PCA, t-SNE and UMAP maps that say how faithful they "
               "are", token_budget=POOLED_TOKENS,
-              warm_up=("news corpus pooled", "pooling grid", "probe grid"), built_in_corpus="news topics"),
+              warm_up=("news corpus pooled", "pooling grid", "probe grid"), built_in_corpus="news topics",
+              reads_stores=True),
     PageEntry("pages/compare_sentences.py", "Compare sentences", "⚖️",
               'Why can "what is your age?" and "Today is monday" score 0.93 (bert-base-uncased, in a Q&A thread), '
               "and what does the loaded model give? Ranking, a random-pair baseline, centering and whitening",
-              warm_up=("news corpus pooled",)),
+              warm_up=("news corpus pooled",), reads_stores=True),
 )
 
 

@@ -30,6 +30,7 @@ from ui import (
 )
 from ui_pickers import choose
 from ui_present import columns
+from ui_stores import ranking_store_view
 
 ensure_app_navigation()
 
@@ -129,6 +130,7 @@ st.caption(f"“Beats random pairs”: the share of {len(comparison.baseline):,}
            f"corpus that score lower{'; the correction was fitted on the other half' if correction != 'none' else ''}"
            f". Random pairs: 5th percentile {band[0]:.3f}, median {band[1]:.3f}, 95th {band[2]:.3f}.")
 download_csv(ranked.drop(columns="index"), "Download the ranking (CSV)", "ranking.csv", "cs_rank_csv")
+ranking_store_view(texts[query], metric, "compare_sentences")
 
 st.subheader("Two sentences as one input")
 pair_on = st.toggle(f"Encode sentences 1 and 2 as a pair: {pair_layout(model_input(model_key(), 'A', 'B'))}",

@@ -33,6 +33,7 @@ from ui import (
     teaching_panel,
     with_progress,
 )
+from ui_store_measures import pooling_store_view
 from ui_uploads import corpus_source
 from ui_widgets import detached, strategy_label
 
@@ -44,6 +45,9 @@ st.title("🧭 Sentence pooling")
 corpus = corpus_source("Corpus", "sp", "sentence_pooling", "news topics")
 if corpus is None:
     st.stop()  # no corpus results until a file can be used
+if corpus.store is not None:
+    pooling_store_view(corpus)
+    st.stop()
 texts, labels = corpus.texts, corpus.labels
 
 available = supported_strategies(info.has_pooler)

@@ -21,7 +21,6 @@ from bertviz_core.similarity import CORRECTIONS
 from bertviz_core.task_measures import (
     DEFAULT_STRATEGIES,
     PROBE_PROTOCOL,
-    agreement,
     check_pairs,
     distinct_rows,
     probe_grid,
@@ -42,6 +41,7 @@ from ui import (
     parse_pairs,
     pooling_cell,
     probe_cell,
+    probe_grids_view,
     progress_over,
     scatter_grid,
     score_grid_view,
@@ -49,6 +49,7 @@ from ui import (
     with_progress,
 )
 from ui_present import columns
+from ui_store_measures import maps_store_view, probe_store_view
 from ui_uploads import corpus_source, over_budget, page_budget, refuse, show_pairs_summary
 from ui_widgets import detached
 
@@ -80,7 +81,8 @@ corpus = corpus_source("Labelled corpus (the probe and the maps)", "tm", "task_m
 # Until a file can be used, the probe and the maps show nothing (the pairs do not use it).
 texts, labels, corpus_code = (None, None, recipes.UPLOADED_CODE) if corpus is None else (
     corpus.texts, corpus.labels, corpus.code)
-if texts is not None:
+stored = corpus is not None and corpus.store is not None  # a precomputed store: its views read its vectors
+if texts is not None and not stored:
     cut_warning(cut_note(info.max_length, corpus_lengths(key, corpus_digest(tuple(texts)), tuple(texts)).dropped))
 probe_tab, pairs_tab, maps_tab = st.tabs(TABS, key="tm_tab", bind="query-params", on_change="rerun")
 
@@ -94,7 +96,9 @@ def pick_cell(prefix: str) -> Cell:
 
 
 with probe_tab:
-    if probe_tab.open and texts is None:
+    if probe_tab.open and stored:
+        probe_store_view(corpus, chosen, layers)
+    elif probe_tab.open and texts is None:
         st.info(NO_CORPUS.format(what="The probe"), icon="📄")
     elif probe_tab.open and labels is None:
         st.error("The probe needs a label column: choose one above. Nothing is probed until one is chosen.",
@@ -127,13 +131,7 @@ with probe_tab:
         probe_scores = probe_grid(cells, probed, labels, plan, measure)
         silhouettes = silhouette_grid(cells, lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled,
                                                                        check.scored))
-        left, right = columns(2)
-        score_grid_view(probe_scores, f"probe {measure}", "tm_probe", left)
-        score_grid_view(silhouettes, "silhouette (cosine)", "tm_silhouette", right)
-        st.markdown(agreement(probe_scores.verdict, silhouettes.verdict, f"probe {measure}", "silhouette"))
-        download_csv(pd.concat([probe_scores.table().reset_index(names="strategy").assign(measure=f"probe {measure}"),
-                                silhouettes.table().reset_index(names="strategy").assign(measure="silhouette")]),
-                     "Download both grids (CSV)", "probe_and_silhouette.csv", "tm_probe_csv")
+        probe_grids_view(probe_scores, silhouettes, measure)
 
 with pairs_tab:
     if pairs_tab.open:
@@ -195,9 +193,12 @@ with maps_tab:
     if maps_tab.open and texts is None:
         st.info(NO_CORPUS.format(what="The maps"), icon="📄")
     elif maps_tab.open:
-        corpus_id = corpus_digest(tuple(texts))
         projection = st.radio("Map", list(PROJECTIONS), horizontal=True, key="tm_projection", bind="query-params",
                               help=" · ".join(f"{name}: {p.note}" for name, p in PROJECTIONS.items()))
+        if stored:
+            maps_store_view(corpus, chosen, layers, projection)
+            st.stop()
+        corpus_id = corpus_digest(tuple(texts))
         pooled = with_progress("Encoding", lambda progress: embed_corpus(key, tuple(texts), progress))
         picked = pick_cell("tm_map")
         teaching_panel(

@@ -11,7 +11,7 @@ from ui.cached import (
 )
 from ui.display import (
     chart, cut_warning, download_csv, download_npy, int_slider, literal, or_stop, progress_over, scatter_grid,
-    score_grid_view, table, teaching_panel, with_progress,
+    probe_grids_view, score_grid_view, table, teaching_panel, with_progress,
 )
 from ui.links import PRESENT, forget_shared_senses, presentation_style, presenting, set_shared_senses, shared_senses
 from ui.picker import (
@@ -30,6 +30,6 @@ __all__ = [
     "failed_models", "forget_shared_senses", "get_encoder", "int_slider", "literal", "map_cell", "masked_lens", "masks",
     "model_choices", "model_input", "model_key", "model_sidebar", "neighbour_summary", "offer_model", "or_stop", "parse_pairs",
     "pooling_cell", "presentation_style", "presenting", "probe_cell", "progress_over", "remembered_failure", "result_store",
-    "scatter_grid", "score_grid_view", "sentence_neighbours", "set_shared_senses", "shared_senses", "show_in_picker",
+    "probe_grids_view", "scatter_grid", "score_grid_view", "sentence_neighbours", "set_shared_senses", "shared_senses", "show_in_picker",
     "table", "teaching_panel", "token_index", "token_neighbours", "tokenize_text", "vocabulary", "with_progress", "word_occurrences",
 ]

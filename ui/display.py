@@ -155,6 +155,20 @@ def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
     return (container or st).plotly_chart(figure, key=key, config=config, **options)
 
 
+def probe_grids_view(probe_scores: SeparationScores, silhouettes: SeparationScores, measure: str) -> None:
+    """The probe's and the silhouette's grids side by side (keys "tm_probe", "tm_silhouette"), whether their
+    verdicts agree, and both as one CSV."""
+    from bertviz_core.task_measures import agreement
+
+    left, right = ui_present.columns(2)
+    score_grid_view(probe_scores, f"probe {measure}", "tm_probe", left)
+    score_grid_view(silhouettes, "silhouette (cosine)", "tm_silhouette", right)
+    st.markdown(agreement(probe_scores.verdict, silhouettes.verdict, f"probe {measure}", "silhouette"))
+    download_csv(pd.concat([probe_scores.table().reset_index(names="strategy").assign(measure=f"probe {measure}"),
+                            silhouettes.table().reset_index(names="strategy").assign(measure="silhouette")]),
+                 "Download both grids (CSV)", "probe_and_silhouette.csv", "tm_probe_csv")
+
+
 def scatter_grid(panels: list[Any], cols: int, labels: list[str] | None, texts: list[str], key: str,
                  csv_label: str, csv_name: str) -> None:
     """A grid of scatters (``grid_figures.Panel``s, ``cols`` to a row) drawn on one canvas, and its points as a

@@ -69,7 +69,7 @@ class VectorStore:
         """float32 (rows, hidden), memory-mapped read-only: the ``strategy`` vectors at ``layer`` (the last layer
         when None; ignored by a strategy without layers). ``ValueError`` naming what the store holds otherwise, or
         saying the file is damaged (cut short, or of another shape than the manifest's)."""
-        path = self.folder / "vectors" / f"{self._column(strategy, layer)}.npy"
+        path = self.folder / "vectors" / f"{self.column(strategy, layer)}.npy"
         expected = (self.manifest["rows"], self.manifest["hidden"])
         try:
             vectors = np.load(path, mmap_mode="r")
@@ -80,7 +80,7 @@ class VectorStore:
                              f"{expected}; the store is damaged: compute it again.")
         return vectors
 
-    def _column(self, strategy: str, layer: int | None) -> str:
+    def column(self, strategy: str, layer: int | None) -> str:
         """The stored column of ``strategy`` at ``layer`` (the last when None), e.g. "mean@6"; ``ValueError`` naming
         the stored ones when it is not there."""
         strategy = checks.choice(strategy, "pooling strategy", POOLINGS)
@@ -121,7 +121,7 @@ class VectorStore:
     def map(self, projection: str = "PCA", strategy: str = "mean", layer: int | None = None) -> pd.DataFrame:
         """The stored 2-D map of the ``strategy`` vectors at ``layer`` (the last when None) by ``projection``: row
         (index into ``rows``), x, y; every row for PCA, the sample the manifest states for the others."""
-        name = self._column(strategy, layer)
+        name = self.column(strategy, layer)
         drawn = self.manifest.get("maps", {}).get(name, {})
         if projection not in drawn:
             held = ", ".join(drawn) or "no maps"
@@ -155,7 +155,7 @@ class VectorStore:
     def search_method(self, strategy: str = "mean", layer: int | None = None, metric: str = "cosine") -> dict:
         """How ``search`` answers for this column and metric: {"kind": "exact", "rows": n}, or the index's facts
         (see ``ann.build_index``) with "kind": "approximate" and "recall" this metric's recall@10."""
-        return self._method(self._column(strategy, layer), self.manifest["rows"],
+        return self._method(self.column(strategy, layer), self.manifest["rows"],
                             checks.choice(metric, "metric", METRICS))
 
     def token_search_method(self, layer: int, metric: str = "cosine") -> dict:
@@ -189,7 +189,7 @@ class VectorStore:
         if isinstance(query, str):
             query = vectors_at(self.encoder().embed([checks.text(query, "The query")], [strategy]), strategy,
                                layer if layer is not None else self.manifest["model"]["num_layers"], "query")[0]
-        order, scores = self._nearest(self._column(strategy, layer), candidates, query, k, metric, method, exact,
+        order, scores = self._nearest(self.column(strategy, layer), candidates, query, k, metric, method, exact,
                                       "text")
         found = self.rows.iloc[order]
         return pd.DataFrame({"rank": np.arange(1, len(order) + 1), "index": order, "score": scores,

@@ -24,10 +24,12 @@ from bertviz_core.recipes.sentences import (
     probe,
     projection_map,
     sentence_pooling,
+    store_map,
+    store_measures,
 )
 from bertviz_core.recipes.views import attention, hidden_states, layer_values, tokenization, word_similarity
 
 __all__ = ["BUILT_IN_CORPUS", "BUILT_IN_PAIRS_CODE", "HEADS", "NEWS_TOPICS_CODE", "TRIM_CODE", "UPLOADED_CODE", "UPLOADED_TEXTS_CODE",
            "attention", "compare_sentences", "correlation", "hidden_states", "layer_values", "load_lines",
            "masked_words", "missing_head", "nearest_embeddings", "pooled_vectors", "probe", "projection_map",
-           "sentence_pooling", "similar_contexts", "store_sentences", "store_tokens", "tokenization", "word_similarity"]
+           "sentence_pooling", "similar_contexts", "store_map", "store_measures", "store_sentences", "store_tokens", "tokenization", "word_similarity"]

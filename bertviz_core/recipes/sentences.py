@@ -5,7 +5,7 @@ from bertviz_core.comparison import FIT_ROWS, rows_code
 from bertviz_core.models import ModelInfo
 from bertviz_core.projection import PROJECTIONS, TRUST_NEIGHBOURS
 from bertviz_core.recipes.common import pooled_vectors
-from bertviz_core.similarity import CORRECTIONS, METRIC_IMPORTS, METRICS
+from bertviz_core.similarity import CORRECTIONS, METRIC_IMPORTS, METRICS, SILHOUETTE_SAMPLE
 from bertviz_core.task_measures import WHITEN_AXES_SHARE, probe_code
 
 NEWS_TOPICS_CODE = ("from bertviz_core.corpora import news_topics  # the built-in corpus; or your own texts and labels\n"
@@ -76,3 +76,49 @@ def projection_map(info: ModelInfo, corpus_code: str, pooling_code: str, layer: 
             + "vectors = pooled(texts).astype(np.float64)\n" + PROJECTIONS[projection].code + "\n"
             "from sklearn.manifold import trustworthiness\n"
             f"trust = trustworthiness(vectors, coords, n_neighbors={TRUST_NEIGHBOURS})\n")
+
+
+def store_sample(folder: str, column: str, rows: int, total: int) -> str:
+    """The stratified sample of a labelled store's rows its measures are scored on (``rows`` of ``total``), and
+    their stored ``column`` vectors (e.g. "mean@6"), read from disk: no model runs."""
+    pick = ("rows = np.arange(len(labels))   # every row: the store holds no more than the sample\n" if rows >= total else
+            "# a stratified random sample: each label keeps its share of the rows\n"
+            f"rows = np.sort(resample(np.arange(len(labels)), replace=False, n_samples={rows}, stratify=labels, "
+            "random_state=0))\n")
+    return ("import numpy as np\nimport pandas as pd\nfrom sklearn.utils import resample\n\n"
+            f"store = {folder!r}   # made by: python -m bertviz_core precompute --label-column ...\n"
+            "labels = pd.read_parquet(store + '/rows.parquet')['label'].to_numpy()\n" + pick
+            + f"vectors = np.load(store + '/vectors/{column}.npy', mmap_mode='r')[rows]   # (rows, hidden)\n"
+            "vectors = vectors.astype(np.float64)   # float32 cosines of near-parallel vectors lose digits\n"
+            "labels = list(labels[rows])\n")
+
+
+def store_measures(folder: str, column: str, rows: int, total: int, folds: int | None = None) -> str:
+    """The silhouette of one stored column on the store's stated sample, and with ``folds`` the probe before it,
+    as the pages score them."""
+    probe = "" if folds is None else (
+        "keep = [labels.count(label) >= 2 for label in labels]   # a class of one text is left out: it cannot be "
+        "both trained on and tested\n"
+        "vectors, labels = vectors[keep], [label for label, kept in zip(labels, keep) if kept]\n\n"
+        + probe_code("vectors", folds))
+    return store_sample(folder, column, rows, total) + probe + SILHOUETTE_CODE
+
+
+SILHOUETTE_CODE = (
+    "from sklearn.metrics import silhouette_score\n"
+    f"# above {SILHOUETTE_SAMPLE:,} texts, scikit-learn's own random sample of {SILHOUETTE_SAMPLE:,} (random_state=0)\n"
+    f"silhouette = silhouette_score(vectors, labels, metric='cosine', sample_size=min(len(labels), {SILHOUETTE_SAMPLE}),"
+    " random_state=0)\n")
+
+
+def store_map(folder: str, column: str, projection: str, trust_rows: int) -> str:
+    """A store's stored ``projection`` map of ``column``, and its trustworthiness on ``trust_rows`` of its points."""
+    return ("import numpy as np\nimport pandas as pd\nfrom sklearn.manifold import trustworthiness\n\n"
+            f"store = {folder!r}   # made by: python -m bertviz_core precompute --maps {projection}\n"
+            f"drawn = pd.read_parquet(store + '/maps/{column}/{projection}.parquet')   # row, x, y: the map as drawn\n"
+            f"vectors = np.load(store + '/vectors/{column}.npy', mmap_mode='r')\n"
+            f"pick = np.arange(len(drawn)) if len(drawn) <= {trust_rows} else np.sort(np.random.default_rng(0).choice("
+            f"len(drawn), {trust_rows}, replace=False))\n"
+            "rows = drawn['row'].to_numpy()[pick]\norder = np.argsort(rows)\n"
+            "trust = trustworthiness(np.asarray(vectors[rows[order]], dtype=np.float64), "
+            f"drawn[['x', 'y']].to_numpy()[pick][order], n_neighbors={TRUST_NEIGHBOURS})\n")

@@ -27,6 +27,7 @@ EXEMPT: dict[str, str] = {
                     "folds_note", "map_title", "grid_panels", "neighbours_listed", "fewer_tokens_note", "rounded",
                     "default_padding", "token_counts", "vocab_window", "vocab_rows", "default_word_strategy",
                     "missing_occurrences", "tutorial_table")},
+    "corpus_sources.stores_listed": "takes no argument: it reads the server's BERTVIZ_CORPORA setting",
     "tokens.pair_layout": "reads the ModelInput Encoder.inputs made of the pair (\"A\", \"B\")",
     "tokens.token_frame": "lays out the ModelInput Encoder.tokenize made, after checking the text and pad_to",
     "encoder.library_versions": "takes no argument: it reads the installed libraries' versions",

@@ -1,0 +1,108 @@
+"""Sentence pooling, Task measures and Compare sentences on a precomputed store (issue #30): the scores equal the
+core's on the store's sample, the maps are the store's own, nothing runs the model but a query, and a store without
+labels says what it cannot score."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import chart, open_page, plotly_array, scatter_grid, table
+
+from bertviz_core import Encoder
+from bertviz_core.pooling_grid import Cell, score_cell
+from bertviz_core.precompute import measures
+from bertviz_core.precompute.layout import MANIFEST
+from bertviz_core.precompute.offered import SETTING
+from bertviz_core.similarity import METRICS
+
+
+def opened(monkeypatch: pytest.MonkeyPatch, page: str, key: str, folders: list[Path]):  # noqa: ANN201 - an AppTest
+    monkeypatch.setenv(SETTING, ",".join(map(str, folders)))
+    at = open_page(page, timeout=300)
+    at.radio(key=f"{key}_source").set_value("Precomputed store").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def unlabelled(store, tmp_path: Path) -> Path:  # noqa: ANN001
+    folder = tmp_path / "plain"
+    shutil.copytree(store.folder, folder)
+    manifest = json.loads((folder / MANIFEST).read_text())
+    manifest["input"]["label_column"] = None
+    (folder / MANIFEST).write_text(json.dumps(manifest))
+    return folder
+
+
+def test_sentence_pooling_scores_every_stored_column_and_draws_its_map(
+        monkeypatch: pytest.MonkeyPatch, labelled_store, model_calls: list[int]) -> None:  # noqa: ANN001
+    at = opened(monkeypatch, "pages/sentence_pooling.py", "sp", [labelled_store.folder])
+    runs = len(model_calls)  # the built-in corpus ran on the first visit, before the store was picked
+    sample = measures.labelled_sample(labelled_store)
+    grid = chart(at, "sp_store_scores")["data"][0]
+    expected = {cell: score_cell(measures.sample_vectors(labelled_store, cell, sample), list(sample.labels)).silhouette
+                for cell in measures.stored_cells(labelled_store)}
+    shown = plotly_array(grid["z"])
+    for (strategy, layer), value in zip([("mean", 3), ("mean", 6), ("cls", 3), ("cls", 6)],
+                                        [shown[0, 0], shown[0, 1], shown[1, 0], shown[1, 1]]):
+        assert value == pytest.approx(expected[Cell(strategy, layer)], abs=1e-5)
+    assert any("all 160 rows of the store" in c.value for c in at.caption)
+    drawn = chart(at, "sp_store_map")["data"][0]
+    stored = labelled_store.map("PCA", "cls", 6)  # the last stored column is drawn first
+    np.testing.assert_allclose(plotly_array(drawn["x"]), stored["x"], atol=1e-6)
+    at.selectbox(key="sp_store_cell").set_value("cls · layer 3").run()
+    at.selectbox(key="sp_store_cell").set_value("mean · layer 3").run()
+    np.testing.assert_allclose(plotly_array(chart(at, "sp_store_map")["data"][0]["y"]),
+                               labelled_store.map("PCA", "mean", 3)["y"], atol=1e-6)
+    assert len(model_calls) == runs and not at.exception and not at.error
+
+
+def test_task_measures_probes_the_stored_columns_and_draws_their_maps(
+        monkeypatch: pytest.MonkeyPatch, labelled_store, model_calls: list[int]) -> None:  # noqa: ANN001
+    at = opened(monkeypatch, "pages/task_measures.py", "tm", [labelled_store.folder])
+    at.session_state["tm_strats"], at.session_state["tm_layers"] = ["mean", "cls", "max"], [3, 6]
+    runs = len(model_calls)
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert {"tm_probe", "tm_silhouette"} <= {key for key in ("tm_probe", "tm_silhouette") if chart(at, key)}
+    assert any("agree" in m.value for m in at.markdown)
+    at.session_state["tm_tab"] = "Maps"
+    at.run()
+    spec, data = scatter_grid(at)
+    titles = [t.split("\n")[0] for t in data["tiles"]["title"]]
+    assert titles == ["mean · layer 3", "mean · layer 6", "cls · layer 3", "cls · layer 6"]
+    at.radio(key="tm_projection").set_value("UMAP").run()
+    assert any("holds no UMAP map" in i.value for i in at.info) and not at.exception
+    at.session_state["tm_strats"] = ["max"]
+    at.run()
+    assert any("holds none of the chosen cells" in i.value for i in at.info)
+    assert len(model_calls) == runs
+
+
+def test_a_store_without_labels_says_what_it_cannot_score(monkeypatch: pytest.MonkeyPatch, labelled_store,
+                                                          tmp_path: Path) -> None:  # noqa: ANN001
+    folder = unlabelled(labelled_store, tmp_path)
+    at = opened(monkeypatch, "pages/task_measures.py", "tm", [folder])
+    assert any("has no labels, and the probe learns labels" in e.value for e in at.error) and not at.exception
+    at = opened(monkeypatch, "pages/sentence_pooling.py", "sp", [folder])
+    assert any("has no labels" in i.value for i in at.info) and not at.exception
+    chart(at, "sp_store_map")  # the map is drawn all the same
+
+
+def test_compare_sentences_ranks_the_query_against_the_store(monkeypatch: pytest.MonkeyPatch, labelled_store,
+                                                             bundled: Encoder) -> None:  # noqa: ANN001
+    monkeypatch.setenv(SETTING, str(labelled_store.folder))
+    at = open_page("pages/compare_sentences.py", timeout=300)
+    assert not at.exception
+    query = at.text_area(key="cs_texts").value.splitlines()[0]
+    at.selectbox(key="cs_store_strategy").set_value("mean").run()
+    at.selectbox(key="cs_store_layer").set_value(3).run()
+    shown = table(at, "cs_sentences")
+    vectors = np.asarray(labelled_store.vectors("mean", 3))
+    scores = METRICS["cosine"].between(vectors, bundled.embed([query], ["mean"])["mean"][0, 3][None])[:, 0]
+    order = np.argsort(-scores, kind="stable")[:10]
+    assert shown["text"].tolist() == [labelled_store.texts[i] for i in order]
+    monkeypatch.delenv(SETTING)
+    assert "cs_store" not in [w.key for w in open_page("pages/compare_sentences.py", timeout=300).selectbox]
