@@ -3,7 +3,7 @@ sample of the rows, and the store's own maps. Nothing here runs the model: the v
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -75,6 +75,17 @@ def store_map(name: str, stamp: float, cell: Cell, projection: str, _store: Vect
     return map_points(_store, cell, projection)
 
 
+@st.cache_data(max_entries=16, show_spinner="Drawing the store's map…")
+def store_map_figure(name: str, stamp: float, cell: Cell, projection: str, title: str, _store: VectorStore) -> Any:
+    """``map_figures.map_figure`` of a stored map, built once (~2 s at a million points); each hit is a copy, which
+    ``chart`` may restyle for presentation mode."""
+    from bertviz_core.map_figures import map_figure
+
+    points = store_map(name, stamp, cell, projection, _store)
+    labels = points["label"].tolist() if _store.labels is not None else None
+    return map_figure(points[["x", "y"]].to_numpy(), labels, points["text"].tolist(), title)
+
+
 def _cell_name(cell: Cell) -> str:
     from bertviz_core.figures import layer_label
 
@@ -128,17 +139,16 @@ def pooling_store_view(corpus: Corpus) -> None:
 
 def _map_view(corpus: Corpus, cell: Cell, projection: str, key: str) -> None:
     """One stored map, every point, coloured by label, with its trustworthiness and its points as a CSV."""
-    from bertviz_core import grid_figures
+    from bertviz_core.map_figures import map_note
     from bertviz_core.precompute.measures import trust_note
 
     store, name, stamp = corpus.store, corpus.name, stamp_of(corpus)
     points = or_stop(lambda: store_map(name, stamp, cell, projection, store), icon="🗺️")
     trust = store_trust(name, stamp, cell, projection, store)
     title = f"{projection} of {_cell_name(cell)}: {len(points):,} points · trustworthiness {trust:.2f}"
-    labels = points["label"].tolist() if store.labels is not None else None
-    chart(grid_figures.pca_grid_figure([grid_figures.Panel(1, 1, title, points[["x", "y"]].to_numpy(), "")], 1, 1,
-                                       labels, points["text"].tolist(), panel_px=480), key=f"{key}_map")
-    st.caption(literal(trust_note(store, cell, projection)) + " Zoom in and hover a point for its text.")
+    chart(store_map_figure(name, stamp, cell, projection, title, store), key=f"{key}_map")
+    st.caption(literal(map_note(len(points)) + " " + trust_note(store, cell, projection))
+               + " Zoom in and hover a point for its text.")
     download_csv(points, "Download the map's points (CSV)", f"store_{projection}_map.csv", f"{key}_map_csv")
 
 

@@ -66,6 +66,10 @@ def store_source(key: str, url_path: str, built_in: str, with_labels: bool, min_
     except ValueError as err:
         refuse_store(str(err))
         return None
+    linked = st.query_params.get(f"{key}_store")
+    if linked is not None and linked not in offered:
+        st.warning(f"The link names the store {literal(linked)}, which this server does not offer; it offers "
+                   f"{literal(', '.join(offered))}. The first is shown.", icon="🗄️")
     # the link carries the store's name, which stays when the store is computed again (its title may not)
     name = st.selectbox("Store", list(offered), key=f"{key}_store", bind="query-params")
     st.caption(literal(offered[name].title))

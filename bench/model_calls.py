@@ -5,7 +5,8 @@
 Counts every forward pass (Encoder._forward, behind encode, embed and word_vectors) while AppTest
 drives each page of the page registry: its first render, then the setting changes its test module's checks
 name (tests/page_checks.py); a page without checks stops the bench, so a new page cannot be left out. tests/
-asserts the same counts. Then the same for uploads whose results exceed the shared store's memory budget
+asserts the same counts. Then each page that reads stores on a precomputed store, its store view's settings
+changed (declared in the same modules). Then the same for uploads whose results exceed the shared store's memory budget
 (BERTVIZ_CACHE_MB=1 here): kept memory-mapped from disk, they are not computed again on a setting change.
 """
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tiny_models import save_tiny_bert  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from bertviz_core.page_registry import PAGES  # noqa: E402
+from bertviz_core.precompute.offered import SETTING  # noqa: E402
 
 # Uploads larger than a 1 MiB store, on every page with an uploader (its settings changed after): 40 rows give a
 # 2 MiB token index on Similar contexts and 3.4 MiB of pooled vectors on Task measures. 600 rows are a large
@@ -45,6 +47,12 @@ def main() -> None:
         for entry in PAGES:
             model = mlm if page_checks[entry.file].needs_mlm_head else None
             measure(entry.file, entry.title, page_checks[entry.file].settings, runs, model)
+        print(f"\nOn a precomputed store (the built-in corpus, precomputed; {SETTING} lists it):")
+        os.environ[SETTING] = news_store(Path(folder))
+        for entry in (entry for entry in PAGES if entry.reads_stores):
+            measure(entry.file, f"{entry.title} on a store", page_checks[entry.file].store_settings, runs,
+                    first_steps=page_checks[entry.file].store_view)
+        del os.environ[SETTING]
         os.environ["BERTVIZ_CACHE_MB"] = "1"
         import ui
 
@@ -61,6 +69,18 @@ def main() -> None:
                         runs, first_steps=upload)
         store = ui.result_store()
         print(f"kept on disk: {store.on_disk / 2**20:.1f} MiB, over a memory budget of {store.budget / 2**20:.0f} MiB")
+
+
+def news_store(folder: Path) -> str:
+    """The built-in corpus precomputed into ``folder``/news: two strategies at two layers, their PCA maps and two
+    token layers, as tests/conftest.py's labelled_store."""
+    from bertviz_core.corpora import news_topics
+    from bertviz_core.precompute.request import Request
+    from bertviz_core.precompute.run import precompute
+
+    news_topics().to_csv(folder / "news.csv", index=False)
+    request = Request(strategies=["mean", "cls"], layers=[3, 6], token_layers=[3, 6], index="never", maps=["PCA"])
+    return str(precompute(str(folder / "news.csv"), str(folder / "news"), request, label_column="label").store)
 
 
 def measure(file: str, title: str, changes: Sequence[Setting], runs: list[int],

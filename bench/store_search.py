@@ -47,9 +47,11 @@ def synthetic_store(real_folder: Path, rows: int, out: Path) -> None:
     row's, with an index (``ann.build_index``); its manifest says it is synthetic."""
     from bertviz_core.precompute.ann import build_index, index_path
     from bertviz_core.precompute.layout import MANIFEST, ROWS, read_json, write_json
+    from bertviz_core.precompute.maps import MAP_SAMPLE, write_maps
 
     manifest = read_json(real_folder / MANIFEST)
-    column = manifest["columns"][0]
+    last = f"mean@{manifest['model']['num_layers']}"  # the column the pages open a store on
+    column = last if last in manifest["columns"] else manifest["columns"][0]
     real = np.load(real_folder / "vectors" / f"{column}.npy")
     (out / "vectors").mkdir(parents=True, exist_ok=True)
     written = np.lib.format.open_memmap(out / "vectors" / f"{column}.npy", "w+", np.float32, (rows, real.shape[1]))
@@ -66,7 +68,12 @@ def synthetic_store(real_folder: Path, rows: int, out: Path) -> None:
     source.to_parquet(out / ROWS, index=False)
     vectors = np.load(out / "vectors" / f"{column}.npy", mmap_mode="r")
     facts = build_index(vectors, index_path(out, column))
-    write_json(out / MANIFEST, {**manifest, "rows": rows, "maps": {}, "indexes": {column: facts},
+    strategy, _, layer = column.partition("@")
+    stored = (strategy, int(layer) if layer else None)  # its PCA map, which a page draws with every row
+    maps = write_maps(out, [stored], ["PCA"], MAP_SAMPLE, {stored: vectors})
+    write_json(out / MANIFEST, {**manifest, "rows": rows, "columns": [column], "strategies": [strategy],
+                                "token_layers": [], "tokens": 0, "maps": maps, "map_names": ["PCA"],
+                                "indexes": {column: facts},
                                 "synthetic": {"from": str(real_folder), "kind": "w*a + (1-w)*b, w in [0.5, 1)"}})
 
 

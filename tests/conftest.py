@@ -73,7 +73,7 @@ def news_store(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a Ve
 @pytest.fixture(scope="session")
 def labelled_store(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a VectorStore
     """The built-in corpus (160 texts, 4 labels) precomputed on the bundled model: mean and [CLS] pooling at layers
-    3 and 6, each with its PCA map, no token vectors and no index. Read-only."""
+    3 and 6, each with its PCA map, every token at layers 3 and 6, and no index. Read-only."""
     from bertviz_core import open_store
     from bertviz_core.corpora import news_topics
     from bertviz_core.precompute.request import Request
@@ -82,7 +82,7 @@ def labelled_store(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - 
     folder = tmp_path_factory.mktemp("labelled_store")
     news_topics().to_csv(folder / "news.csv", index=False)
     return open_store(precompute(str(folder / "news.csv"), str(folder / "topics"), Request(
-        strategies=["mean", "cls"], layers=[3, 6], index="never", maps=["PCA"]),
+        strategies=["mean", "cls"], layers=[3, 6], token_layers=[3, 6], index="never", maps=["PCA"]),
         label_column="label", shard_rows=64).store)
 
 

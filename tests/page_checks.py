@@ -41,6 +41,8 @@ class PageChecks:
     visit: the query parameters of a visitor of bench-visitors, made from random words; it uploads a CSV when the
         query picks the upload source.
     needs_mlm_head: its numbers need a masked-language-model head, which the bundled model lacks.
+    store_view: on a page that reads stores, the steps that open a store's view (the server lists one store).
+    store_settings: changes on that view that must run no model (bench-calls counts them too).
     """
 
     settings: tuple[Setting, ...] = ()
@@ -51,6 +53,8 @@ class PageChecks:
     extra_views: tuple[str, ...] = ()
     visit: Callable[[Words], dict[str, str]] = lambda words: {}
     needs_mlm_head: bool = False
+    store_view: tuple[Setting, ...] = ()
+    store_settings: tuple[Setting, ...] = ()
 
     def uploads_in(self, query: dict[str, str]) -> bool:
         """Whether a visit with ``query`` picks this page's upload source."""

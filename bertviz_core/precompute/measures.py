@@ -19,7 +19,10 @@ from bertviz_core.precompute.views import stored_columns
 from bertviz_core.projection import TRUST_NEIGHBOURS, trust
 from bertviz_core.similarity import SILHOUETTE_SAMPLE
 
-SAMPLE_ROWS = 5_000  # rows the probe and the silhouette score: a 5-fold probe of 5,000 rows takes ~2 s a cell
+# Rows the probe and the silhouette score: the silhouette's own sample size. A 5-fold probe of 2,000 rows takes
+# 1 to 13 s a cell on 2 cores (longer the harder its labels are to read: lbfgs runs to its 1,000 iterations); of
+# 5,000 rows, up to 32 s, three minutes for six cells.
+SAMPLE_ROWS = SILHOUETTE_SAMPLE
 GRID_MAP_POINTS = 5_000  # points each map of a grid draws (one panel of many); a single map draws every row
 TRUST_ROWS = 1_000  # rows of a stored map whose trustworthiness is computed (k nearest of 1,000 takes ~0.2 s)
 SEED = 0

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from bad_input import CORPUS, NAN, OK, Case, NaN, check, nan_rows
 
+from bertviz_core import map_figures as mf
 from bertviz_core import pooling as pl
 from bertviz_core import pooling_grid as pg
 from bertviz_core import projection as prj
@@ -148,6 +149,16 @@ CASES: dict[str, Case] = {
     "word_vectors.word_strategies: 1.5": Case(lambda c: wv.word_strategies(1.5)),
     "word_vectors.word_strategies: True": Case(lambda c: wv.word_strategies(True)),
     "word_vectors.stack: None": Case(lambda c: wv.stack(None)),
+    # map figures
+    "map_figures.drawn_points: -1": Case(lambda c: mf.drawn_points(-1)),
+    "map_figures.drawn_points: None": Case(lambda c: mf.drawn_points(None)),
+    "map_figures.map_figure: (points, 3)": Case(lambda c: mf.map_figure(np.zeros((3, 3)), None, ["a"] * 3, "t")),
+    "map_figures.map_figure: NaN": Case(lambda c: mf.map_figure(np.array([[0.0, 0.0], [NaN, 1.0], [1.0, 1.0]]), None, ["a"] * 3, "t")),
+    "map_figures.map_figure: fewer texts": Case(lambda c: mf.map_figure(np.zeros((3, 2)), None, ["a"], "t")),
+    "map_figures.map_figure: fewer labels": Case(lambda c: mf.map_figure(np.zeros((3, 2)), ["x"], ["a"] * 3, "t")),
+    "map_figures.map_figure: texts None": Case(lambda c: mf.map_figure(np.zeros((3, 2)), None, None, "t")),
+    "map_figures.map_note: -5": Case(lambda c: mf.map_note(-5)),
+    "map_figures.map_note: 2.5": Case(lambda c: mf.map_note(2.5)),
 }
 
 

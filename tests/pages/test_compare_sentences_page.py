@@ -16,6 +16,8 @@ CHECKS = PageChecks(
                  "&cs_metric=dot+product&cs_correct=whitening&cs_k=8&cs_query=1&cs_pair=true",
     extra_views=("cs_metric=euclidean+distance&cs_strategy=first_last_avg",),
     visit=lambda words: {"cs_texts": "\n".join(f"{words(10)}." for _ in range(60))},
+    store_settings=(("slider", "cs_store_k", 5), ("selectbox", "cs_store_layer", 3),
+                    ("selectbox", "cs_metric", "dot product")),
 )
 
 PAGE = "pages/compare_sentences.py"

@@ -23,6 +23,8 @@ CHECKS = PageChecks(
     shared_query="sp_cell=max&sp_cell_layer=2&sp_strats=cls&sp_strats=max&sp_layers=1&sp_layers=4",
     extra_views=("sp_cell=mean_no_special&sp_strats=mean_sqrt_len&sp_strats=first_last_avg",),
     visit=lambda words: {UPLOADER[0]: UPLOAD},
+    store_view=(("radio", "sp_source", "Precomputed store"),),
+    store_settings=(("selectbox", "sp_store_cell", "mean · layer 3"),),
 )
 
 PAGE = "pages/sentence_pooling.py"

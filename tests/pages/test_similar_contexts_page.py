@@ -22,6 +22,9 @@ CHECKS = PageChecks(
                  "&sc_strategy=max&sc_adjusted=adjusted",
     extra_views=("sc_metric=euclidean+distance",),
     visit=lambda words: {"sc_text": f"{words(30)} {TUTORIAL}"},
+    store_view=(("radio", "sc_source", "Precomputed store"),),
+    store_settings=(("slider", "sc_k", 5), ("selectbox", "sc_metric", "euclidean distance"),
+                    ("selectbox", "sc_store_left", 6), ("selectbox", "sc_store_layer", 3)),
 )
 
 PAGE = "pages/similar_contexts.py"

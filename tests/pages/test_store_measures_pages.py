@@ -10,8 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import chart, open_page, plotly_array, scatter_grid, table
+from page_checks import checks
 
 from bertviz_core import Encoder
+from bertviz_core.page_registry import PAGES
 from bertviz_core.pooling_grid import Cell, score_cell
 from bertviz_core.precompute import measures
 from bertviz_core.precompute.layout import MANIFEST
@@ -106,3 +108,23 @@ def test_compare_sentences_ranks_the_query_against_the_store(monkeypatch: pytest
     assert shown["text"].tolist() == [labelled_store.texts[i] for i in order]
     monkeypatch.delenv(SETTING)
     assert "cs_store" not in [w.key for w in open_page("pages/compare_sentences.py", timeout=300).selectbox]
+
+
+@pytest.mark.parametrize("entry", [entry for entry in PAGES if entry.reads_stores], ids=lambda entry: entry.title)
+def test_settings_on_a_store_run_no_model(monkeypatch: pytest.MonkeyPatch, labelled_store, entry,  # noqa: ANN001
+                                          model_calls: list[int]) -> None:
+    declared = checks(entry)
+    assert declared.store_settings, f"{entry.file}'s CHECKS name no store_settings"
+    monkeypatch.setenv(SETTING, str(labelled_store.folder))
+    at = open_page(entry.file, timeout=300)
+    for kind, key, value in declared.store_view:
+        getattr(at, kind)(key=key).set_value(value).run()
+    runs = len(model_calls)
+    for kind, key, value in declared.store_settings:
+        if kind == "session_state":
+            at.session_state[key] = value
+            at.run()
+        else:
+            getattr(at, kind)(key=key).set_value(value).run()
+        assert not at.exception and not at.error, (key, at.exception, [e.value for e in at.error])
+    assert len(model_calls) == runs, entry.file

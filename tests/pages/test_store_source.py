@@ -79,6 +79,8 @@ def test_a_link_cannot_open_an_unlisted_folder(monkeypatch: pytest.MonkeyPatch, 
     at.query_params["sc_store"] = "/etc"
     at.radio(key="sc_source").set_value("Precomputed store").run()
     assert not at.exception and at.selectbox(key="sc_store").value == "news"
+    assert any("names the store /etc, which this server does not offer" in w.value.replace("\\", "")
+               for w in at.warning)
 
 
 def test_a_store_that_cannot_be_used_says_why(monkeypatch: pytest.MonkeyPatch, news_store, tmp_path: Path,

@@ -24,6 +24,9 @@ CHECKS = PageChecks(
                  "&tm_probe_cell=max+%C2%B7+layer+5",
     extra_views=("tm_tab=Similarity+correlation", "tm_tab=Maps"),
     visit=lambda words: {UPLOADER[0]: UPLOAD},
+    store_view=(("radio", "tm_source", "Precomputed store"),),
+    store_settings=(("radio", "tm_probe_score", "macro-F1"), ("selectbox", "tm_probe_cell", "mean · layer 3"),
+                    ("session_state", "tm_tab", "Maps"), ("multiselect", "tm_layers", [3])),
 )
 
 PAGE = "pages/task_measures.py"
