@@ -39,7 +39,7 @@ screenshots: $(VENV)/.installed browser
 BENCH := latency:interaction_latency calls:model_calls cold:cold_start memory:memory throughput:embed_throughput \
 	load:server_load index:index_memory search:neighbour_search probe:probe_cost first:first_visit grid:grid_drawing \
 	warmup:warm_up_effect visitors:visitors_memory precompute:precompute_throughput formats:store_formats \
-	store:store_search
+	store:store_search maps:map_drawing
 .PHONY: bench $(foreach b,$(BENCH),bench-$(firstword $(subst :, ,$(b))))
 $(foreach b,$(BENCH),$(eval bench-$(firstword $(subst :, ,$(b))): $(VENV)/.installed browser ; \
 	HF_HUB_OFFLINE=1 $(PY) bench/$(lastword $(subst :, ,$(b))).py))
@@ -48,4 +48,11 @@ bench: $(foreach b,$(BENCH),bench-$(firstword $(subst :, ,$(b))))
 bench-formats: $(VENV)/.formats
 $(VENV)/.formats: bench/requirements-formats.txt $(VENV)/.installed
 	$(PY) -m pip install -q --disable-pip-version-check -r bench/requirements-formats.txt
+	touch $@
+# The map-drawing candidates datashader and Embedding Atlas are the bench's alone; the atlas's Streamlit component
+# imports only streamlit, and its own requirements would add ~45 packages, so it comes without them.
+bench-maps: $(VENV)/.maps
+$(VENV)/.maps: bench/requirements-maps.txt $(VENV)/.installed
+	$(PY) -m pip install -q --disable-pip-version-check -r bench/requirements-maps.txt
+	$(PY) -m pip install -q --disable-pip-version-check --no-deps embedding-atlas==0.26.0
 	touch $@

@@ -12,6 +12,7 @@ import streamlit as st
 from bertviz_core.corpus_sources import Corpus
 from bertviz_core.precompute.measures import GRID_MAP_POINTS, TRUST_ROWS
 from ui import chart, download_csv, literal, or_stop, probe_grids_view, progress_over, scatter_grid, score_grid_view, teaching_panel
+from ui_exports import APP_PROJECTOR_ROWS, export_downloads
 from ui_stores import stamp_of
 
 if TYPE_CHECKING:
@@ -140,6 +141,7 @@ def pooling_store_view(corpus: Corpus) -> None:
 def _map_view(corpus: Corpus, cell: Cell, projection: str, key: str) -> None:
     """One stored map, every point, coloured by label, with its trustworthiness and its points as a CSV."""
     from bertviz_core.map_figures import map_note
+    from bertviz_core.precompute.export import store_export
     from bertviz_core.precompute.measures import trust_note
 
     store, name, stamp = corpus.store, corpus.name, stamp_of(corpus)
@@ -150,6 +152,10 @@ def _map_view(corpus: Corpus, cell: Cell, projection: str, key: str) -> None:
     st.caption(literal(map_note(len(points)) + " " + trust_note(store, cell, projection))
                + " Zoom in and hover a point for its text.")
     download_csv(points, "Download the map's points (CSV)", f"store_{projection}_map.csv", f"{key}_map_csv")
+    column = store.column(cell.strategy, cell.layer)
+    shown = min(APP_PROJECTOR_ROWS, len(store.rows))
+    export_downloads(lambda to: store_export(store, column, to, APP_PROJECTOR_ROWS, projection),
+                     f"{name}_{column}", key, "" if shown == len(store.rows) else f": a random {shown:,} rows")
 
 
 def probe_store_view(corpus: Corpus, strategies: list[str], layers: list[int]) -> None:

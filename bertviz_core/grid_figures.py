@@ -31,7 +31,7 @@ class Panel:
 
 
 def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Sequence[str] | None,
-                    texts: Sequence[str], panel_px: int = 250) -> go.Figure:
+                    texts: Sequence[str], panel_px: int = 250, webgl: bool = False) -> go.Figure:
     """PCA scatters in a grid; points coloured by label (grey when there are none), hover shows the text.
 
     One trace per panel, coloured point by point, and the grid laid out directly (subplot axes
@@ -48,7 +48,7 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
     colours = [colour[label] for label in labels] if labels is not None else "#64748b"
     custom = np.array(list(zip(plains(hover), plains(labels if labels is not None else ["text"] * len(texts)))))
     # SVG draws a few thousand points faster than WebGL; WebGL beyond that.
-    kind = "scatter" if len(texts) * len(panels) <= SVG_POINTS else "scattergl"
+    kind = "scatter" if len(texts) * len(panels) <= SVG_POINTS and not webgl else "scattergl"
     # The legend sits 40 px above the first row, clear of its two-line titles, whatever the height.
     data, layout = [], {"annotations": [], "height": plot_px + 80, "margin": dict(l=10, r=10, t=70, b=10),
                         "legend": dict(orientation="h", y=1 + 40 / plot_px, yanchor="bottom")}

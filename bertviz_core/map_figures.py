@@ -1,10 +1,10 @@
 """One 2-D map of any number of points as a plotly figure, quick to draw at a million points.
 
-Up to ``POINTS_DRAWN`` points every point is drawn, coloured by label, with its text on hover. Beyond, sending each
-point to the browser would cost ~115 MiB of JSON and half a minute of the server's time at a million points, so
-the figure is a density image of every point (a 2-D histogram, ``DENSITY_BINS`` to a side, counts on a log scale)
-under a random ``HOVER_SAMPLE`` of the points (seed 0), drawn and hoverable as above: every row is counted in the
-image, the sample gives the colours and the texts. bench/map_drawing.py measures the ways to draw such a map.
+Up to ``POINTS_DRAWN`` points every point is drawn, coloured by label, with its text on hover. Beyond, every point
+would cost too much: 115 MiB of JSON and half a minute of the server's time at a million, 15 s to a first draw at
+100,000. So the figure is a density image of every point (a 2-D histogram, ``DENSITY_BINS`` to a side, counts on a
+log scale) under a random ``HOVER_SAMPLE`` of the points (seed 0), drawn and hoverable as above: every row is
+counted in the image, the sample gives the colours and the texts. bench/map_drawing.py measures ways to draw a map.
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import plotly.graph_objects as go
 import bertviz_core.checks as checks
 from bertviz_core.grid_figures import Panel, pca_grid_figure
 
-POINTS_DRAWN = 100_000  # points drawn one by one at most
-HOVER_SAMPLE = 20_000  # points drawn over the density image of a larger map
+POINTS_DRAWN = 20_000  # points drawn one by one at most (a store of 20,000 rows shows each)
+HOVER_SAMPLE = 10_000  # points drawn over the density image of a larger map
 DENSITY_BINS = 400  # bins to a side of the density image: finer than a point at 480 px
 SEED = 0
 
@@ -44,10 +44,12 @@ def map_figure(coords: np.ndarray, labels: Sequence[str] | None, texts: Sequence
         raise ValueError(f"There are {len(coords):,} points, {len(texts):,} texts and "
                          f"{'no' if labels is None else f'{len(labels):,}'} labels: give one of each a point.")
     picked = drawn_points(len(coords))
+    sampled = len(picked) < len(coords)
     figure = pca_grid_figure([Panel(1, 1, title, coords[picked], "")], 1, 1,
                              None if labels is None else [labels[i] for i in picked], [texts[i] for i in picked],
-                             panel_px=panel_px)
-    if len(picked) < len(coords):
+                             panel_px=panel_px, webgl=sampled)  # over an image, WebGL draws 20,000 points sooner
+    if sampled:
+        figure.data[0].marker.size = 3  # smaller points let the image of every point show between them
         figure.add_trace(_density(coords))
         figure.data = figure.data[-1:] + figure.data[:-1]  # under the points
     return figure

@@ -9,6 +9,8 @@ sample (``--sample``); Atlas reads every row.
 """
 from __future__ import annotations
 
+import io
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -55,33 +57,61 @@ def atlas_frame(texts: list[str], labels: list[str] | None, coords: np.ndarray |
     return frame
 
 
-def export_store(store: VectorStore, column: str, to: str, out: str, sample: int | None = None,
-                 projection: str = "PCA") -> list[Path]:
-    """The store's ``column`` (e.g. "mean@6") written to the folder ``out`` for ``to`` ("projector": vectors.tsv and
-    metadata.tsv of at most ``sample`` rows, ``PROJECTOR_ROWS`` by default, seeded; "atlas": atlas.parquet of every
-    row with the store's ``projection`` map as x, y when it holds one): the files written."""
+def export_files(vectors: np.ndarray | None, texts: list[str], labels: list[str] | None, coords: np.ndarray | None,
+                 to: str, name: str = "export") -> dict[str, bytes]:
+    """{file name: its bytes} of an export of ``texts`` (n,) with their ``labels`` (n,) or None, for ``to``:
+    "projector", vectors.tsv and metadata.tsv of their (n, hidden) ``vectors`` (every row given: sample a larger
+    corpus first, see ``PROJECTOR_ROWS``); "atlas", {name}.parquet (row, text, label, x, y from a map's (n, 2)
+    ``coords`` when given; the vectors are not needed)."""
+    checks.choice(to, "export format", FORMATS)
+    if to == "projector":
+        metadata = pd.DataFrame({"text": texts} | ({} if labels is None else {"label": labels}))
+        return dict(zip(("vectors.tsv", "metadata.tsv"), projector_files(vectors, metadata)))
+    buffer = io.BytesIO()
+    atlas_frame(list(texts), labels, coords).to_parquet(buffer, index=False)
+    return {f"{name}.parquet": buffer.getvalue()}
+
+
+def zipped(files: dict[str, bytes]) -> bytes:
+    """The ``files`` ({name: bytes}) as one .zip, for a single download."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in files.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def store_export(store: VectorStore, column: str, to: str, sample: int | None = None,
+                 projection: str = "PCA") -> dict[str, bytes]:
+    """The store's ``column`` (e.g. "mean@6") exported for ``to`` ({file name: bytes}): "projector", vectors.tsv and
+    metadata.tsv (text, label, row) of at most ``sample`` rows, ``PROJECTOR_ROWS`` by default, seeded; "atlas",
+    atlas.parquet of every row with the store's ``projection`` map as x, y when it holds one."""
     checks.choice(to, "export format", FORMATS)
     if column not in store.manifest["columns"]:
         raise ValueError(f"The store holds no {checks.shown(column)} column; it holds "
                          f"{', '.join(store.manifest['columns'])}.")
     strategy, _, layer = column.partition("@")
     vectors = store.vectors(strategy, int(layer) if layer else None)
-    folder = Path(checks.text(out, "The export's folder"))
-    folder.mkdir(parents=True, exist_ok=True)
     rows = store.rows
     if to == "projector":
         chosen = sample_rows(len(vectors), checks.whole_number(sample or PROJECTOR_ROWS, "sample", 1))
         metadata = rows.iloc[chosen][["text"] + (["label"] if store.labels is not None else [])]
-        written = projector_files(np.asarray(vectors[chosen]), metadata.assign(row=chosen))
-        for name, content in zip(("vectors.tsv", "metadata.tsv"), written):
-            (folder / name).write_bytes(content)
-        return [folder / "vectors.tsv", folder / "metadata.tsv"]
-    drawn = store.manifest.get("maps", {}).get(column, {})
+        return dict(zip(("vectors.tsv", "metadata.tsv"),
+                        projector_files(np.asarray(vectors[chosen]), metadata.assign(row=chosen))))
     coords = None
-    if projection in drawn:
+    if projection in store.manifest.get("maps", {}).get(column, {}):
         placed = store.map(projection, strategy, int(layer) if layer else None)
         coords = np.full((len(rows), 2), np.nan)
         coords[placed["row"].to_numpy()] = placed[["x", "y"]].to_numpy()
-    frame = atlas_frame(rows["text"].tolist(), store.labels, coords)
-    frame.to_parquet(folder / "atlas.parquet", index=False)
-    return [folder / "atlas.parquet"]
+    return export_files(None, rows["text"].tolist(), store.labels, coords, "atlas", "atlas")
+
+
+def export_store(store: VectorStore, column: str, to: str, out: str, sample: int | None = None,
+                 projection: str = "PCA") -> list[Path]:
+    """``store_export`` written to the folder ``out``: the files written."""
+    files = store_export(store, column, to, sample, projection)
+    folder = Path(checks.text(out, "The export's folder"))
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        (folder / name).write_bytes(content)
+    return [folder / name for name in files]

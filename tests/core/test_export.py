@@ -57,3 +57,26 @@ def test_the_command_writes_the_files_or_says_what_is_wrong(news_store, tmp_path
     assert main(["export", str(news_store.folder), "--column", "cls@6", "--to", "atlas", "--out",
                  str(tmp_path / "a")]) == 2
     assert capsys.readouterr().err.strip() == "export: The store holds no 'cls@6' column; it holds mean@6."
+
+
+def test_the_apps_downloads_hold_the_same_files(news_store, tmp_path: Path) -> None:  # noqa: ANN001
+    import io
+    import zipfile
+
+    export.export_store(news_store, "mean@6", "projector", str(tmp_path), sample=40)
+    files = export.store_export(news_store, "mean@6", "projector", 40)
+    with zipfile.ZipFile(io.BytesIO(export.zipped(files))) as archive:
+        assert {name: archive.read(name) for name in archive.namelist()} == {
+            name: (tmp_path / name).read_bytes() for name in ("vectors.tsv", "metadata.tsv")}
+    vectors = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
+    coords = np.arange(6.0).reshape(3, 2)
+    made = export.export_files(vectors, ["a", "b", "c"], ["x", "y", "x"], coords, "projector")
+    assert made["metadata.tsv"].decode().splitlines() == ["text\tlabel", "a\tx", "b\ty", "c\tx"]
+    np.testing.assert_array_equal(np.loadtxt(made["vectors.tsv"].decode().splitlines(), delimiter="\t",
+                                             dtype=np.float32), vectors)
+    (name, parquet), = export.export_files(None, ["a", "b", "c"], None, coords, "atlas", "mean").items()
+    frame = pd.read_parquet(io.BytesIO(parquet))
+    assert name == "mean.parquet" and frame["text"].tolist() == ["a", "b", "c"] and "label" not in frame
+    np.testing.assert_array_equal(frame[["x", "y"]].to_numpy(), coords)
+    with pytest.raises(ValueError, match="export format"):
+        export.export_files(vectors, ["a", "b", "c"], None, None, "csv")
