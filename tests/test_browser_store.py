@@ -1,6 +1,7 @@
-"""A precomputed store on Similar contexts in a real browser (issue #30): a server that lists the tests' news store
-offers it; its sentences and tokens show with no exception, and the view passes the 150 % audit of every other
-view (tests/test_presentation.py) in both modes."""
+"""A precomputed store in a real browser (issue #30): a server that lists the tests' labelled store offers it on
+every page that reads stores; Similar contexts shows its sentences and tokens, Sentence pooling its map, with no
+exception, and each page's store views pass the 150 % audit of every other view (tests/test_presentation.py) in
+both modes."""
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -14,12 +15,15 @@ require_chromium()
 from playwright.sync_api import Browser  # noqa: E402
 from test_presentation import AUDIT_JS, MIN_FONT_PX, open_at_150_percent, report  # noqa: E402
 
-VIEW = "similar_contexts?sc_source=Precomputed+store&sc_store=news&sc_text=The+bank+raised+interest+rates."
+VIEW = "similar_contexts?sc_source=Precomputed+store&sc_store=topics&sc_text=The+bank+raised+interest+rates."
+VIEWS = (VIEW, "sentence_pooling?sp_source=Precomputed+store&sp_store=topics",
+         "task_measures?tm_source=Precomputed+store&tm_store=topics&tm_strats=mean&tm_layers=3&tm_layers=6",
+         "task_measures?tm_source=Precomputed+store&tm_store=topics&tm_tab=Maps", "compare_sentences?cs_store=topics")
 
 
 @pytest.fixture(scope="module")
-def store_server(news_store) -> Iterator[str]:  # noqa: ANN001
-    with running_app(env={"BERTVIZ_CORPORA": str(news_store.folder)}, timeout=120) as app:
+def store_server(labelled_store) -> Iterator[str]:  # noqa: ANN001
+    with running_app(env={"BERTVIZ_CORPORA": str(labelled_store.folder)}, timeout=120) as app:
         yield app.url
 
 
@@ -29,15 +33,28 @@ def test_the_store_view_shows_its_neighbours_in_a_browser(store_server: str, bro
     wait_idle(page)
     page.get_by_text("Where else the model puts “the”, token 1").wait_for()  # a text with one “bank”: its first word
     assert page.locator("[data-testid='stException']").count() == 0
-    assert page.get_by_text("Nearest sentences in the store “news”").count() == 1
+    assert page.get_by_text("Nearest sentences in the store “topics”").count() == 1
     assert page.locator("[data-testid=stDataFrame], [data-testid=stTable]").count() >= 3  # two token lists, sentences
     page.context.close()
 
 
+def test_sentence_pooling_draws_the_stores_map_in_a_browser(store_server: str, browser: Browser) -> None:
+    page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    page.goto(f"{store_server}/{VIEWS[1]}")
+    wait_idle(page)
+    page.locator("[data-testid='stPlotlyChart'] .scatterlayer .point, [data-testid='stPlotlyChart'] canvas").first \
+        .wait_for(state="attached")
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.get_by_text("Every one of the 160 points is drawn.", exact=False).count() == 1
+    page.context.close()
+
+
 @pytest.mark.parametrize("present", [True, False], ids=["presentation", "normal"])
-def test_the_store_view_fits_one_screen_at_150_percent(store_server: str, browser: Browser, present: bool) -> None:
-    page = open_at_150_percent(browser, f"{store_server}/{VIEW}" + ("&present=true" if present else ""))
+@pytest.mark.parametrize("view", VIEWS)
+def test_the_store_views_fit_one_screen_at_150_percent(store_server: str, browser: Browser, view: str,
+                                                       present: bool) -> None:
+    page = open_at_150_percent(browser, f"{store_server}/{view}" + ("&present=true" if present else ""))
     assert page.locator("[data-testid='stException']").count() == 0
     problems = page.evaluate(AUDIT_JS, [present, MIN_FONT_PX])
     page.context.close()
-    assert not problems, report(VIEW, problems)
+    assert not problems, report(view, problems)
