@@ -67,9 +67,11 @@ def token_search_note(store: VectorStore, layer: int, metric: str) -> str:
 
 def _method_note(method: dict, what: str) -> str:
     if method["kind"] == "exact":
-        why = "" if "index_recall" not in method else (
-            f" The store's index is not used for this metric: it found only {method['index_recall']:.0%} of the true "
-            "10 nearest when the store was built, so this search reads every row and takes longer.")
+        why = (f" The store's index is not used for {method['not_by_direction']}: it finds rows by direction, which "
+               "only cosine ranks by alone, so this search reads every row and takes longer."
+               if "not_by_direction" in method else "" if "index_recall" not in method else
+               f" The store's index is not used: it found only {method['index_recall']:.0%} of the true 10 nearest "
+               "when the store was built, so this search reads every row and takes longer.")
         return f"Exact search: the query is scored against all {method['rows']:,} stored {what}.{why}"
     return (f"Approximate search over {method['rows']:,} stored {what} (faiss IVF: {method['probes']} of "
             f"{method['lists']:,} lists probed, their {method['candidates']} best by direction scored exactly): "

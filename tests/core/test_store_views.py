@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from bertviz_core.precompute import views
+from bertviz_core.precompute.reader import INDEXED_METRICS
 from bertviz_core.similarity import METRICS
 
 
@@ -33,8 +34,8 @@ def test_the_own_copies_are_left_out_and_the_rest_is_a_full_sort(news_store, met
 
 
 def test_the_search_is_said_as_it_was_done(news_store, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
-    said = views.search_note(news_store, "mean", 6, "dot product")
-    recall = news_store.manifest["indexes"]["mean@6"]["recall"]["dot product"]
+    said = views.search_note(news_store, "mean", 6, "cosine")
+    recall = news_store.manifest["indexes"]["mean@6"]["recall"]["cosine"]
     assert said.startswith("Approximate search over 160 stored sentences") and f"recall@10 {recall:.3f}" in said
     monkeypatch.setitem(news_store.manifest, "indexes", {})
     assert views.search_note(news_store, "mean", 6, "cosine") == ("Exact search: the query is scored against all "
@@ -52,8 +53,11 @@ def test_token_search_is_a_full_sort_and_the_index_finds_most_of_it(news_store, 
     np.testing.assert_allclose(exact["score"], scores[order], rtol=1e-5, atol=1e-5)
     assert exact["token"].tolist() == news_store.token_rows["token"].iloc[order].tolist()
     method = news_store.token_search_method(3, metric)
-    assert method["kind"] == "approximate" and method["rows"] == len(tokens)
     found = news_store.token_search(query, 3, 10, metric)
+    if metric not in INDEXED_METRICS:  # searched exactly
+        assert method["kind"] == "exact" and found["index"].tolist() == order.tolist()
+        return
+    assert method["kind"] == "approximate" and method["rows"] == len(tokens)
     assert len(set(found["index"]) & set(order)) >= 10 * method["recall"] - 2
 
 
@@ -77,14 +81,18 @@ def test_a_tokens_neighbours_leave_its_sentences_copies_out_and_mark_the_token(n
 
 def test_a_metric_the_index_serves_badly_is_searched_exactly_and_said_so(news_store,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    for metric in ("dot product", "euclidean distance"):  # not ranked by direction alone: never through the index
+        assert news_store.search_method("mean", 6, metric) == {"kind": "exact", "rows": 160, "not_by_direction": metric}
+        assert views.search_note(news_store, "mean", 6, metric).endswith(
+            f"The store's index is not used for {metric}: it finds rows by direction, which only cosine ranks by "
+            "alone, so this search reads every row and takes longer.")
     facts = news_store.manifest["indexes"]["mean@6"]
-    monkeypatch.setitem(facts, "recall", {**facts["recall"], "dot product": 0.368})  # as a 1M store measured it
-    method = news_store.search_method("mean", 6, "dot product")
-    assert method == {"kind": "exact", "rows": 160, "index_recall": 0.368}
     assert news_store.search_method("mean", 6, "cosine")["kind"] == "approximate"
-    said = views.search_note(news_store, "mean", 6, "dot product")
+    monkeypatch.setitem(facts, "recall", {**facts["recall"], "cosine": 0.368})
+    assert news_store.search_method("mean", 6, "cosine") == {"kind": "exact", "rows": 160, "index_recall": 0.368}
+    said = views.search_note(news_store, "mean", 6, "cosine")
     assert said.startswith("Exact search: the query is scored against all 160 stored sentences. The store's index is "
-                           "not used for this metric: it found only 37% of the true 10 nearest")
+                           "not used: it found only 37% of the true 10 nearest")
     vectors = np.asarray(news_store.vectors("mean", 6))
     query = vectors[3] + 0.05
     scores = vectors @ query
