@@ -9,7 +9,8 @@ end of its last long task (a canvas is drawn without changing the DOM). The
 floor is the same change on bench/floor_app.py: one slider and one plotly chart. For the sentence
 pooling page it also times its PCA grid drawing alone on a minimal page (bench/grid_app.py), which
 separates the figure's own drawing cost from what the page adds.
-Prints the median and spread (25th-75th percentile) per page and the ratio to the floor's median.
+Then the same on each store page's view of a precomputed store (the built-in corpus, precomputed; each page's
+``store_timed_change``). Prints the median and spread (25th-75th percentile) per page and the ratio to the floor's median.
 """
 from __future__ import annotations
 
@@ -26,11 +27,13 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
 from page_checks import BrowserChange, checks, multiselect_last, slider  # noqa: E402
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+from stores import topics_store  # noqa: E402
 from tiny_models import save_tiny_bert  # noqa: E402
 
 from bertviz_core import describe  # noqa: E402
 from bertviz_core.figures import layer_label  # noqa: E402
 from bertviz_core.page_registry import PAGES  # noqa: E402
+from bertviz_core.precompute.offered import SETTING  # noqa: E402
 
 OBSERVE = """() => {
   window.__last = 0; window.__input = 0;
@@ -64,6 +67,13 @@ def page_changes(mlm: str) -> dict[str, tuple[str, BrowserChange]]:
             for entry, change in changes.items() if change for what, query, act in [change]}
 
 
+def store_changes(store: str) -> dict[str, tuple[str, BrowserChange]]:
+    """As ``page_changes``, on the store view of each page that reads stores, the store named ``store``."""
+    return {f"{entry.title.lower()} ({what})": (entry.url_path + query.format(store=quote(store)), act)
+            for entry in PAGES if entry.reads_stores and (change := checks(entry).store_timed_change)
+            for what, query, act in [change]}
+
+
 def timed_change(page: Page, act: BrowserChange, i: int) -> float:
     """Milliseconds from the input of change ``i`` to the page settled (OBSERVE must be installed)."""
     t0 = page.evaluate("window.__input = 0; performance.now()")
@@ -76,6 +86,14 @@ def measure(page: Page, act: BrowserChange, changes: int) -> list[float]:
     wait_idle(page, settle_ms=1000)
     page.evaluate(OBSERVE)
     return [timed_change(page, act, i) for i in range(changes)]
+
+
+def timed_page(browser: Browser, url: str, act: BrowserChange, changes: int) -> list[float]:
+    """``changes`` timed changes on a fresh page at ``url``, after two that warm the caches they will hit."""
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.goto(url)
+    measure(page, act, 2)
+    return measure(page, act, changes)
 
 
 def summary(times: list[float]) -> tuple[float, float, float]:
@@ -122,10 +140,13 @@ def main() -> None:
                                             multiselect_last("Layers", TOP_LAYER), args.changes)
         with running_app() as app:
             for name, (path, act) in pages.items():
-                page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-                page.goto(f"{app.url}/{path}")
-                measure(page, act, 2)  # warm the caches this page's changes will hit
-                results[name] = measure(page, act, args.changes)
+                results[name] = timed_page(browser, f"{app.url}/{path}", act, args.changes)
+        with tempfile.TemporaryDirectory() as folder:
+            store = topics_store(Path(folder))
+            with running_app(env={SETTING: store}) as app:
+                for name, (path, act) in store_changes(Path(store).name).items():
+                    if args.only in name:
+                        results[name] = timed_page(browser, f"{app.url}/{path}", act, args.changes)
         browser.close()
     print_table(results)
     if GRID_ALONE in results and "sentence pooling (layers)" in results:

@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from call_counter import counting_model_runs  # noqa: E402
+from stores import topics_store  # noqa: E402
 from page_checks import UPLOAD, Setting, checks  # noqa: E402
 from tiny_models import save_tiny_bert  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
@@ -48,7 +49,7 @@ def main() -> None:
             model = mlm if page_checks[entry.file].needs_mlm_head else None
             measure(entry.file, entry.title, page_checks[entry.file].settings, runs, model)
         print(f"\nOn a precomputed store (the built-in corpus, precomputed; {SETTING} lists it):")
-        os.environ[SETTING] = news_store(Path(folder))
+        os.environ[SETTING] = topics_store(Path(folder))
         for entry in (entry for entry in PAGES if entry.reads_stores):
             measure(entry.file, f"{entry.title} on a store", page_checks[entry.file].store_settings, runs,
                     first_steps=page_checks[entry.file].store_view)
@@ -69,18 +70,6 @@ def main() -> None:
                         runs, first_steps=upload)
         store = ui.result_store()
         print(f"kept on disk: {store.on_disk / 2**20:.1f} MiB, over a memory budget of {store.budget / 2**20:.0f} MiB")
-
-
-def news_store(folder: Path) -> str:
-    """The built-in corpus precomputed into ``folder``/news: two strategies at two layers, their PCA maps and two
-    token layers, as tests/conftest.py's labelled_store."""
-    from bertviz_core.corpora import news_topics
-    from bertviz_core.precompute.request import Request
-    from bertviz_core.precompute.run import precompute
-
-    news_topics().to_csv(folder / "news.csv", index=False)
-    request = Request(strategies=["mean", "cls"], layers=[3, 6], token_layers=[3, 6], index="never", maps=["PCA"])
-    return str(precompute(str(folder / "news.csv"), str(folder / "news"), request, label_column="label").store)
 
 
 def measure(file: str, title: str, changes: Sequence[Setting], runs: list[int],

@@ -72,18 +72,12 @@ def news_store(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a Ve
 
 @pytest.fixture(scope="session")
 def labelled_store(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201 - a VectorStore
-    """The built-in corpus (160 texts, 4 labels) precomputed on the bundled model: mean and [CLS] pooling at layers
-    3 and 6, each with its PCA map, every token at layers 3 and 6, and no index. Read-only."""
-    from bertviz_core import open_store
-    from bertviz_core.corpora import news_topics
-    from bertviz_core.precompute.request import Request
-    from bertviz_core.precompute.run import precompute
+    """``stores.topics_store``, opened: two strategies at two layers with their PCA maps and two token layers. Read-only."""
+    from stores import topics_store
 
-    folder = tmp_path_factory.mktemp("labelled_store")
-    news_topics().to_csv(folder / "news.csv", index=False)
-    return open_store(precompute(str(folder / "news.csv"), str(folder / "topics"), Request(
-        strategies=["mean", "cls"], layers=[3, 6], token_layers=[3, 6], index="never", maps=["PCA"]),
-        label_column="label", shard_rows=64).store)
+    from bertviz_core import open_store
+
+    return open_store(topics_store(tmp_path_factory.mktemp("labelled_store")))
 
 
 @pytest.fixture(scope="session")

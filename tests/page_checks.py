@@ -43,6 +43,7 @@ class PageChecks:
     needs_mlm_head: its numbers need a masked-language-model head, which the bundled model lacks.
     store_view: on a page that reads stores, the steps that open a store's view (the server lists one store).
     store_settings: changes on that view that must run no model (bench-calls counts them too).
+    store_timed_change: as ``timed_change``, on the store's view; "{store}" in the query is the store's name.
     """
 
     settings: tuple[Setting, ...] = ()
@@ -55,6 +56,7 @@ class PageChecks:
     needs_mlm_head: bool = False
     store_view: tuple[Setting, ...] = ()
     store_settings: tuple[Setting, ...] = ()
+    store_timed_change: tuple[str, str, BrowserChange] | None = None
 
     def uploads_in(self, query: dict[str, str]) -> bool:
         """Whether a visit with ``query`` picks this page's upload source."""
@@ -106,6 +108,12 @@ def uploaded(uploader: tuple[str, str], csv: str) -> Callable[[AppTest], None]:
 def slider(page: Page, i: int) -> None:
     """The page's first slider one step right, then back."""
     page.locator("[data-testid='stSlider'] input[type='range']").first.press("ArrowLeft" if i % 2 else "ArrowRight")
+
+
+def slider_named(label: str) -> BrowserChange:
+    """Slider ``label`` one step right, then back."""
+    return lambda page, i: page.locator("[data-testid='stSlider']").filter(has_text=label).locator(
+        "input[type='range']").first.press("ArrowLeft" if i % 2 else "ArrowRight")
 
 
 def select(label: str, options: tuple[str, str]) -> BrowserChange:

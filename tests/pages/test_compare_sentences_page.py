@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import chart, chart_title, charts, open_page, plotly_array, table
-from page_checks import LONG, PageChecks, slider, typed
+from page_checks import LONG, PageChecks, slider, slider_named, typed
 
 
 CHECKS = PageChecks(
@@ -18,6 +18,7 @@ CHECKS = PageChecks(
     visit=lambda words: {"cs_texts": "\n".join(f"{words(10)}." for _ in range(60))},
     store_settings=(("slider", "cs_store_k", 5), ("selectbox", "cs_store_layer", 3),
                     ("selectbox", "cs_metric", "dot product")),
+    store_timed_change=("store, k", "?cs_store={store}", slider_named("Neighbours (k)")),
 )
 
 PAGE = "pages/compare_sentences.py"

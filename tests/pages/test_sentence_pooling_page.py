@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import chart, open_page, scatter_grid
-from page_checks import LABELLED_LONG, UPLOAD, PageChecks, multiselect_last, uploaded
+from page_checks import LABELLED_LONG, UPLOAD, PageChecks, multiselect_last, select, uploaded
 
 from bertviz_core import describe
 from bertviz_core.corpora import news_topics, read_table
@@ -25,6 +25,8 @@ CHECKS = PageChecks(
     visit=lambda words: {UPLOADER[0]: UPLOAD},
     store_view=(("radio", "sp_source", "Precomputed store"),),
     store_settings=(("selectbox", "sp_store_cell", "mean · layer 3"),),
+    store_timed_change=("store, cell", "?sp_source=Precomputed+store&sp_store={store}",
+                        select("Stored vector to draw and reproduce", ("mean · layer 3", "cls · layer 6"))),
 )
 
 PAGE = "pages/sentence_pooling.py"

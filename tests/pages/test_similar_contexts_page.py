@@ -25,6 +25,7 @@ CHECKS = PageChecks(
     store_view=(("radio", "sc_source", "Precomputed store"),),
     store_settings=(("slider", "sc_k", 5), ("selectbox", "sc_metric", "euclidean distance"),
                     ("selectbox", "sc_store_left", 6), ("selectbox", "sc_store_layer", 3)),
+    store_timed_change=("store, k", "?sc_source=Precomputed+store&sc_store={store}", slider),
 )
 
 PAGE = "pages/similar_contexts.py"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import APP, charts, open_page, scatter_grid
-from page_checks import LABELLED_LONG, UPLOAD, PageChecks, choose, uploaded
+from page_checks import LABELLED_LONG, UPLOAD, PageChecks, choose, select, uploaded
 from streamlit.testing.v1 import AppTest
 
 from bertviz_core.corpora import news_topics
@@ -27,6 +27,9 @@ CHECKS = PageChecks(
     store_view=(("radio", "tm_source", "Precomputed store"),),
     store_settings=(("radio", "tm_probe_score", "macro-F1"), ("selectbox", "tm_probe_cell", "mean · layer 3"),
                     ("session_state", "tm_tab", "Maps"), ("multiselect", "tm_layers", [3])),
+    store_timed_change=("store, probe cell", "?tm_source=Precomputed+store&tm_store={store}&tm_strats=mean"
+                        "&tm_strats=cls&tm_layers=3&tm_layers=6",
+                        select("Cell for the code panel", ("mean · layer 3", "cls · layer 6"))),
 )
 
 PAGE = "pages/task_measures.py"
