@@ -124,10 +124,11 @@ def stamp_of(corpus: Corpus) -> float:
     return _stamp(corpus.store.folder)
 
 
-def store_view(corpus: Corpus, sentence: str, query_input: Any, token: int) -> None:
+def store_view(corpus: Corpus, sentence: str, query_input: Any, token: int) -> str | None:
     """Similar contexts on a store: token ``token`` of ``sentence`` (``query_input``, its ``model_input``) among the
     store's tokens at its stored token layers, then the stored sentences nearest to the sentence. The sentence is
-    the only model run; k and the metric are shared by both."""
+    the only model run; k and the metric are shared by both. The token's word, or None (no token vectors, or a
+    marker the tokenizer adds)."""
     from bertviz_core.similarity import METRICS
 
     store, info = corpus.store, active_info()
@@ -135,17 +136,19 @@ def store_view(corpus: Corpus, sentence: str, query_input: Any, token: int) -> N
     c1, c2 = st.columns(2)
     k = c1.slider("Neighbours (k)", 1, 50, 10, key="sc_k", bind="query-params")
     metric = c2.selectbox("Metric", list(METRICS), key="sc_metric", bind="query-params")
-    if store.manifest["token_layers"]:
-        _tokens_view(corpus, sentence, query_input, token, k, metric)
-    else:
+    if not store.manifest["token_layers"]:
         st.info("This store holds no token vectors, so the token views (nearest tokens, layer by layer) are not shown: "
                 "precompute it with --token-layers to keep them.", icon="🗄️")
+        sentences_view(corpus, sentence, k, metric, "sc")
+        return None
+    word = _tokens_view(corpus, sentence, query_input, token, k, metric)
     sentences_view(corpus, sentence, k, metric, "sc")
+    return word
 
 
-def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k: int, metric: str) -> None:
+def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k: int, metric: str) -> str | None:
     """The chosen token's nearest stored tokens at two stored token layers side by side, each with the share of them
-    that are its own word."""
+    that are its own word; the token's word, or None for a marker the tokenizer adds."""
     from bertviz_core import recipes
     from bertviz_core.figures import layer_label, token_labels
     from bertviz_core.neighbours import share_of_word
@@ -158,7 +161,7 @@ def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k:
     if query_input.special[token]:
         st.error(f"{literal(labels[token])} is a marker the tokenizer adds, not a word of your sentence, and the store "
                  "holds only its texts' words. Pick another token.", icon="✋")
-        return
+        return None
     words = index_rows([query_input], [sentence])
     word = words.loc[words["position"] == token, "word"].iloc[0]
     states = encode_texts(model_key(), (sentence,))[0].hidden_states  # (layers+1, tokens, hidden), shared store
@@ -184,6 +187,7 @@ def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k:
             st.markdown(f"**{layer_label(layer).capitalize()}**: {share:.0%} are “{literal(word)}”")
             table(shown[["rank", "score", "context"]], key=f"sc_near_{side}", height=420)
             download_csv(shown, "Download (CSV)", f"stored_neighbours_layer{layer}.csv", f"sc_near_{side}_csv")
+    return word
 
 
 def ranking_store_view(sentence: str, metric: str, url_path: str) -> None:

@@ -7,7 +7,7 @@ from bertviz_core.corpora.tutorial import query_token
 from bertviz_core.figures import layer_label
 from bertviz_core.lengths import cut_note
 from bertviz_core.neighbours import MIN_CONTEXTS, MIN_TEXTS, own_sentences, word_contextuality
-from bertviz_core.page_views import fewer_tokens_note, neighbours_listed, rounded
+from bertviz_core.page_views import fewer_tokens_note, neighbours_listed
 from bertviz_core.pooling import POOLINGS, supported_strategies
 from bertviz_core.similarity import METRICS
 from bertviz_core.token_index import index_rows
@@ -37,6 +37,7 @@ from ui import (
 )
 from ui_pickers import choose
 from ui_present import columns
+from ui_store_contexts import contextuality_view, measures_view
 from ui_stores import store_view
 from ui_uploads import corpus_source
 
@@ -68,7 +69,7 @@ labels = figures.token_labels(query_input.tokens)
 token = choose(st, "Token", labels, query_token(query_input.tokens), key="sc_token", bind="query-params",
                help="Starts on the text's second “bank”, as in the tutorial, or its first word.")
 if corpus.store is not None:
-    store_view(corpus, sentence, query_input, token)
+    contextuality_view(corpus, store_view(corpus, sentence, query_input, token))
     st.stop()
 c1, c2, c3, c4 = st.columns([3, 3, 3, 2])
 left_layer = int_slider("Layer, left", 0, num_layers, 1, key="sc_layer_left", container=c1, bind="query-params")
@@ -159,10 +160,4 @@ try:
     measures = measures.merge(word_contextuality(index, word, corpus), on="layer")
 except ValueError as err:
     st.info(literal(str(err)), icon="🔎")
-kind = st.radio("Show", ["raw", "adjusted"], horizontal=True, key="sc_adjusted", bind="query-params")
-shown_columns = [c for c in measures.columns if c != "layer" and (c.endswith("adjusted") == (kind == "adjusted"))
-                 and (kind == "raw" or "baseline" not in c)]
-chart(figures.measures_figure(measures, shown_columns, f"Contextuality by layer ({kind})", "mean cosine"),
-      key="sc_context")
-table(rounded(measures), key="sc_context_table")
-download_csv(measures, "Download the measures (CSV)", "contextuality.csv", "sc_context_csv")
+measures_view(measures, "sc", "Contextuality by layer", "contextuality.csv")

@@ -138,3 +138,18 @@ def views_contexts(store, found) -> list[str]:  # noqa: ANN001
 
     return [snippet(store.texts[s], a, b, ("«", "»"), words=5) for s, a, b in zip(found["sentence"], found["start"],
                                                                                     found["end"])]
+
+
+def test_contextuality_is_measured_at_the_stored_layers(monkeypatch: pytest.MonkeyPatch, labelled_store) -> None:  # noqa: ANN001
+    from bertviz_core.precompute.contexts import store_contextuality, store_word_contextuality
+
+    at = open_store_page(monkeypatch, [labelled_store.folder])
+    at.text_input(key="sc_text").set_value(SENTENCE).run()  # its first token, "the", is the word measured
+    shown = table(at, "sc_store_context_table")
+    measured, _ = store_contextuality(labelled_store)
+    mine, _ = store_word_contextuality(labelled_store, "The", measured)  # the word as written
+    expected = measured.table.merge(mine, on="layer")
+    assert shown["layer"].tolist() == [3, 6] and list(shown.columns) == list(expected.columns)
+    np.testing.assert_allclose(shown.drop(columns="layer").to_numpy(float),
+                               expected.drop(columns="layer").to_numpy(float), atol=1e-3)  # shown to 3 decimals
+    assert any("all 160 stored sentences" in c.value for c in at.caption) and not at.exception
