@@ -2,8 +2,9 @@
 and a Parquet file Embedding Atlas opens with its map. Each file is written only when its button is clicked."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+import numpy as np
 import streamlit as st
 
 from ui import presenting
@@ -25,3 +26,15 @@ def export_downloads(files_of: Callable[[str], dict[str, bytes]], stem: str, key
     st.download_button("For Embedding Atlas (.parquet with the map)", lambda: next(iter(files_of("atlas").values())),
                        file_name=f"{stem}_atlas.parquet", mime="application/vnd.apache.parquet", key=f"{key}_atlas",
                        on_click="ignore")
+
+
+def corpus_downloads(vectors: np.ndarray, texts: Sequence[str], labels: Sequence[str] | None, coords: np.ndarray,
+                     stem: str, key: str) -> None:
+    """``export_downloads`` of a page's own corpus: (n, hidden) ``vectors``, their ``texts`` and ``labels`` (n,) or
+    None, and a map's (n, 2) ``coords``, every row. The buttons keep copies for the session's life, not views that
+    would keep the shared arrays alive, and nothing of the page's namespace."""
+    from bertviz_core.precompute.export import export_files
+
+    kept, texts, coords = np.array(vectors, copy=True), list(texts), np.array(coords, copy=True)
+    labels = None if labels is None else list(labels)
+    export_downloads(lambda to: export_files(kept, texts, labels, coords, to, stem), stem, key)

@@ -6,7 +6,6 @@ from bertviz_core import figures, grid_figures, recipes
 from bertviz_core.lengths import cut_note
 from bertviz_core.page_views import layer_numbers, pooling_default_layers
 from bertviz_core.pooling import POOLINGS, supported_strategies
-from bertviz_core.precompute.export import export_files
 from bertviz_core.pooling_grid import (
     Cell,
     LabelCheck,
@@ -34,7 +33,7 @@ from ui import (
     teaching_panel,
     with_progress,
 )
-from ui_exports import export_downloads
+from ui_exports import corpus_downloads
 from ui_store_measures import pooling_store_view
 from ui_uploads import corpus_source
 from ui_widgets import detached, strategy_label
@@ -129,4 +128,4 @@ with downloads:
     download_csv(pd.DataFrame(vectors).assign(text=texts), "Vectors (CSV)", f"{stem}.csv", "sp_vec_csv")
     download_csv(pd.DataFrame({"text": texts, "label": labels or "", "pc1": coords[:, 0], "pc2": coords[:, 1]}),
                  "PCA coordinates (CSV)", f"pca_{stem}.csv", "sp_pca_csv")
-    export_downloads(lambda to: export_files(vectors, list(texts), labels, coords, to, stem), stem, "sp_export")
+    corpus_downloads(vectors, texts, labels, coords, stem, "sp_export")
