@@ -68,6 +68,9 @@ def title_chars(present: bool, container: Any = None) -> int:
     return min(TITLE_CHARS[present], int(PAGE_PX[present] * share / (0.55 * TITLE_FONT_PX[present])))
 
 
+MULTILINE_PAD = 12  # px
+
+
 def wrap_title(figure: Any, chars: int, line_px: int) -> None:
     """Break a title longer than ``chars`` characters into lines at spaces, with room above the plot for
     each line it gains. Every title is pinned to the figure's top, so it never slides onto a legend above
@@ -77,8 +80,12 @@ def wrap_title(figure: Any, chars: int, line_px: int) -> None:
         return
     lines = textwrap.wrap(title, chars, break_on_hyphens=False) if len(title) > chars else [title]
     top = figure.layout.margin.t if figure.layout.margin.t is not None else 80
-    figure.update_layout(title=dict(text="<br>".join(lines), y=1, yref="container", yanchor="top", pad=dict(t=8)),
-                         margin=dict(t=top + line_px * (len(lines) - 1)))
+    # plotly anchors a title of several lines a line's leading higher than one of one line: without the extra
+    # padding its first line starts above the chart and is cut
+    extra = 0 if len(lines) == 1 else MULTILINE_PAD
+    figure.update_layout(title=dict(text="<br>".join(lines), y=1, yref="container", yanchor="top",
+                                    pad=dict(t=8 + extra)),
+                         margin=dict(t=top + line_px * (len(lines) - 1) + extra))
 
 
 def level_ticks(figure: Any) -> None:

@@ -68,13 +68,17 @@ def heatmap_figure(
     matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], title: str,
     colorscale: str = "Viridis", marked_columns: Sequence[int] = (), zmid: float | None = None,
     annotate: bool = False, best_cells: Sequence[tuple[int, int]] = (), selectable: bool = False,
+    zrange: tuple[float, float] | None = None,
 ) -> go.Figure:
     """A heatmap of (rows, columns); ``marked_columns`` get a red tick and a label above the plot,
     each of ``best_cells`` (row, column) a red box; ``selectable`` adds an invisible marker on every cell, so a
-    click selects it (plotly selects points, not heatmap cells). Built as one dict: plotly's add_shape
+    click selects it (plotly selects points, not heatmap cells); ``zrange`` fixes the colour scale's ends (e.g. a
+    measure's own range, so that two tables read alike). Built as one dict: plotly's add_shape
     and update_layout calls cost more than the rest of a page's rerun."""
     heatmap = dict(type="heatmap", z=matrix, x=plains(x_labels), y=plains(y_labels), colorscale=colorscale,
                    zmid=zmid, hovertemplate="%{y} · %{x}<br>%{z:.3f}<extra></extra>")
+    if zrange is not None:
+        heatmap |= dict(zmin=zrange[0], zmax=zrange[1])
     if annotate:
         heatmap |= dict(text=np.vectorize(lambda v: f"{v:.2f}")(matrix), texttemplate="%{text}")
     shapes = [dict(type="line", xref="x", yref="paper", x0=col, x1=col, y0=1.0, y1=1.04,

@@ -19,11 +19,13 @@ from urllib.parse import urlparse
 import torch
 
 from bertviz_core.mlm_head import MaskedLMHead
+from bertviz_core.twin import untrained_twin
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2 (bundled)"
+UNTRAINED_TWIN = "all-MiniLM-L6-v2, untrained twin (seed 0)"  # what pre-training built, offline
 # What students should know about the bundled model; the figures are measured on the built-in corpus.
 BUNDLED_MODEL_NOTE = (
     "**all-MiniLM-L6-v2** is a small BERT (6 layers, 384 wide) distilled from a larger model and then tuned on "
@@ -54,7 +56,7 @@ class ModelInfo:
 
     name: str
     source: str  # the directory or hub id it was loaded from
-    kind: str  # "bundled" | "local" | "hub"
+    kind: str  # "bundled" | "twin" (the bundled model's untrained twin) | "local" | "hub"
     model_type: str
     num_layers: int
     hidden_size: int
@@ -97,6 +99,8 @@ def resolve_source(model: str | os.PathLike | None) -> ModelSource:
                          f"{_shorten(repr(model))}.")
     if model is None or str(model).strip() in ("", BUNDLED_MODEL):
         return ModelSource(BUNDLED_MODEL, str(bundled_model_dir()), "bundled", BUNDLED_MODEL)
+    if str(model).strip() == UNTRAINED_TWIN:
+        return ModelSource(UNTRAINED_TWIN, str(untrained_twin(bundled_model_dir())), "twin", UNTRAINED_TWIN)
     text = str(model).strip()
     path = Path(text).expanduser()
     looks_like_path = text.startswith(("/", ".", "~")) or text.count("/") > 1 or "\\" in text

@@ -77,6 +77,10 @@ PAGES: tuple[PageEntry, ...] = (
               'Why can "what is your age?" and "Today is monday" score 0.93 (bert-base-uncased, in a Q&A thread), '
               "and what does the loaded model give? Ranking, a random-pair baseline, centering and whitening",
               warm_up=("news corpus pooled",), reads_stores=True),
+    PageEntry("pages/compare_models.py", "Compare models", "🪞",
+              "Which layers of two models represent the same texts alike? The bundled model against its untrained "
+              "twin shows what pre-training built: CKA and RSA of every layer pair, and the same texts side by side",
+              token_budget=POOLED_TOKENS, warm_up=("news corpus pooled",), built_in_corpus="news topics"),
 )
 
 

@@ -78,7 +78,7 @@ def failed_models() -> cachetools.TTLCache:
     return cachetools.TTLCache(maxsize=256, ttl=FAILURE_MEMORY_S)
 
 
-def _load_or_remember_failure(wanted: tuple[str, str]) -> None:
+def load_or_remember_failure(wanted: tuple[str, str]) -> None:
     """Load (or, for the bundled model, read the facts of) ``wanted``; ValueError, remembered, if it fails."""
     remembered = remembered_failure(wanted)
     if remembered is not None:
@@ -137,7 +137,7 @@ def model_sidebar() -> None:
     elif wanted != st.session_state.get(ACTIVE):
         try:
             with side, st.spinner(f"Loading {wanted[0]}…"):
-                _load_or_remember_failure(wanted)
+                load_or_remember_failure(wanted)
             st.session_state[ACTIVE] = wanted
         except ValueError as err:
             st.session_state.setdefault(ACTIVE, (BUNDLED_MODEL, "auto"))

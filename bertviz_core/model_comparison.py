@@ -1,0 +1,204 @@
+"""What the Compare models page shows, as plain results: the layer × layer CKA and RSA tables of two models over the
+same texts, the sentences that tell their story, and the two models side by side on a few texts (tokenization,
+similarity matrices, nearest sentences). Nothing here runs a model."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+import bertviz_core.checks as checks
+from bertviz_core.cka import cka_matrix, rsa_matrix
+from bertviz_core.encoding import ModelInput
+from bertviz_core.pooling import POOLINGS
+from bertviz_core.similarity import similarity_matrix
+from bertviz_core.word_alignment import WORD, text_units
+
+ESTIMATORS: dict[str, bool] = {"linear CKA": False, "debiased CKA": True}  # name: cka_matrix's ``debiased``
+LEVELS: dict[str, str] = {"sentences": "one pooled vector per text",
+                          "words": "one vector per word, its pieces averaged in each model"}
+RSA_ROWS = 1_000  # RSA ranks n (n-1)/2 pairs per layer: on larger corpora, the first this many texts
+# Strategies with a vector at every layer: CKA compares layers (their registry order; none needs a pooler)
+LAYER_STRATEGIES: tuple[str, ...] = tuple(name for name, pooling in POOLINGS.items() if pooling.per_layer)
+SAME_MODEL_TOLERANCE = 1e-6
+SIDE_TEXTS = 10  # texts in the side-by-side similarity matrices
+LABEL_CHARS = 32  # of a text, in the key to those matrices' numbers
+CHOICE_CHARS = 60  # of a text, in the text picker  # a diagonal this close to 1 and a symmetric table: one model on both sides
+
+
+@dataclass(frozen=True)
+class LayerComparison:
+    """Two models' layers compared over ``rows`` texts (or words): ``cka`` and ``rsa`` (layers_a+1, layers_b+1)
+    tables, indexed "A 0" … and headed "B 0" …, RSA over the first ``rsa_rows`` of them; ``left_out`` words either
+    model truncated (words level)."""
+
+    cka: pd.DataFrame
+    rsa: pd.DataFrame
+    rows: int
+    rsa_rows: int
+    left_out: int
+    level: str
+    estimator: str
+
+
+def _frame(matrix: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame(matrix, index=[f"A {i}" for i in range(matrix.shape[0])],
+                        columns=[f"B {j}" for j in range(matrix.shape[1])])
+
+
+def compare_layers(a: np.ndarray, b: np.ndarray, estimator: str = "linear CKA", level: str = "sentences",
+                   left_out: int = 0) -> LayerComparison:
+    """CKA (by ``estimator``, a key of ``ESTIMATORS``) and RSA of every layer of ``a`` (n, layers_a+1, d1) against
+    every layer of ``b`` (n, layers_b+1, d2), row i of both the same text (or aligned word)."""
+    estimator = checks.choice(estimator, "estimator", ESTIMATORS)
+    level = checks.choice(level, "level", LEVELS)
+    what = "texts" if level == "sentences" else "aligned words"
+    a = checks.numbers(a, f"model A's {what}", "(n, layers, hidden)", min_rows=0)
+    if len(a) < 3:
+        raise ValueError(f"Comparing layers needs at least 3 {what} (RSA ranks their pairs; the debiased estimator "
+                         f"needs 4); there {'is' if len(a) == 1 else 'are'} {len(a)}. Use a larger corpus.")
+    rsa_rows = min(len(a), RSA_ROWS)
+    return LayerComparison(_frame(cka_matrix(a, b, ESTIMATORS[estimator])),
+                           _frame(rsa_matrix(a[:rsa_rows], np.asarray(b)[:rsa_rows])), len(a), rsa_rows,
+                           checks.whole_number(left_out, "left_out", 0), level, estimator)
+
+
+def best_matches(comparison: LayerComparison) -> pd.DataFrame:
+    """For each of A's layers, B's layer with the highest CKA, that CKA and the RSA of the same pair (NaN rows where
+    A's layer holds one vector for every text)."""
+    checks.instance(comparison, LayerComparison, "comparison", "compare_layers")
+    rows = []
+    for name, values in comparison.cka.iterrows():
+        found = values.notna().any()
+        best = values.idxmax() if found else None
+        rows.append({"A layer": name, "most alike B layer": best, "CKA": values.max() if found else np.nan,
+                     "RSA": comparison.rsa.loc[name, best] if found else np.nan})
+    return pd.DataFrame(rows)
+
+
+def same_model(comparison: LayerComparison) -> bool:
+    """Whether the table is that of one model against itself: square, symmetric, 1 along the diagonal."""
+    checks.instance(comparison, LayerComparison, "comparison", "compare_layers")
+    m = comparison.cka.to_numpy()
+    if m.shape[0] != m.shape[1]:
+        return False
+    diagonal = np.diag(m)[~np.isnan(np.diag(m))]
+    return bool(len(diagonal) and np.allclose(diagonal, 1.0, atol=SAME_MODEL_TOLERANCE)
+                and np.allclose(m, m.T, atol=SAME_MODEL_TOLERANCE, equal_nan=True))
+
+
+def layer_story(comparison: LayerComparison) -> list[str]:
+    """The table in sentences: which of B's layers is most like A's last layer, and along the diagonal (when both
+    models have as many layers) where the two are most and least alike."""
+    checks.instance(comparison, LayerComparison, "comparison", "compare_layers")
+    m, name = comparison.cka, comparison.estimator
+    if same_model(comparison):
+        return [f"The same model on both sides: every layer has {name} 1 with itself (the diagonal), as it must. "
+                "Off the diagonal, the table shows how alike the model's own layers are."]
+    story = []
+    last = m.iloc[-1]
+    if last.notna().any():
+        story.append(f"A's last layer is most like B's layer {last.idxmax().split()[1]} ({name} {last.max():.2f}).")
+    if m.shape[0] == m.shape[1]:
+        diagonal = pd.Series(np.diag(m.to_numpy()), index=range(m.shape[0])).dropna()
+        if len(diagonal) > 1:
+            story.append(f"Layer for layer, the two are most alike at layer {diagonal.idxmax()} ({diagonal.max():.2f}) "
+                         f"and least alike at layer {diagonal.idxmin()} ({diagonal.min():.2f}).")
+    if m.isna().any().any():
+        story.append("Blank cells: a layer that gives the same vector for every text (e.g. [CLS] at the embedding "
+                     "layer) holds no relations between texts, so CKA and RSA are undefined there.")
+    return story
+
+
+def word_pieces(text: str, first: ModelInput, second: ModelInput) -> pd.DataFrame:
+    """One text's words and each model's pieces of them, "·"-joined (``first`` and ``second`` are the two models'
+    ``Encoder.inputs([text])[0]``); words a model truncated are left out."""
+    units, _ = text_units(text, first, second)
+    return pd.DataFrame({"word": [text[u.start:u.end] for u in units],
+                         "model A pieces": [" · ".join(first.tokens[p] for p in u.first) for u in units],
+                         "model B pieces": [" · ".join(second.tokens[p] for p in u.second) for u in units]})
+
+
+def tokenization_summary(texts: Sequence[str], items: Sequence[ModelInput], unknown: str | None) -> dict[str, float]:
+    """One model's tokenization of ``texts`` (``items``, its ``Encoder.inputs(texts)``): tokens per text (specials
+    left out), pieces per word (words as ``word_alignment`` finds them in the text, the same for both models), the
+    share of ``unknown`` pieces and the tokens truncation dropped."""
+    texts = checks.texts(texts)
+    items = checks.items(items, "items", "ModelInputs, as Encoder.inputs gives them")
+    checks.same_rows(texts, items, "texts", "items")
+    pieces = sum(not special for item in items for special in item.special)
+    words = sum(len(WORD.findall(text)) for text in texts)
+    unknowns = sum(token == unknown for item in items for token, special in zip(item.tokens, item.special)
+                   if not special)
+    return {"tokens per text": pieces / max(len(items), 1), "pieces per word": pieces / max(words, 1),
+            "[UNK] share": unknowns / max(pieces, 1),
+            "tokens dropped by truncation": float(sum(item.dropped for item in items))}
+
+
+def nearest_side_by_side(a: np.ndarray, b: np.ndarray, texts: Sequence[str], query: int, k: int = 5) -> pd.DataFrame:
+    """The ``k`` texts nearest to text ``query`` by cosine in each model: a (n, d1) and b (n, d2) at the chosen
+    layers, rank by rank."""
+    texts = checks.strings(texts, "texts")
+    a, b = checks.numbers(a, "a", "(n, d1)"), checks.numbers(b, "b", "(n, d2)")
+    checks.same_rows(a, texts, "vectors in a", "texts")
+    checks.same_rows(a, b, "vectors in a", "b")
+    query = checks.whole_number(query, "query", 0, len(texts) - 1)
+    k = min(checks.whole_number(k, "k", 1), len(texts) - 1)
+    out = {"rank": range(1, k + 1)}
+    for side, vectors in (("A", a), ("B", b)):
+        scores = similarity_matrix(vectors, "cosine")[query]
+        others = [i for i in np.argsort(-scores, kind="stable") if i != query][:k]
+        out |= {f"model {side}": [texts[i] for i in others], f"{side} cosine": scores[others]}
+    return pd.DataFrame(out)
+
+
+def similarity_pair(a: np.ndarray, b: np.ndarray, texts: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """The cosine matrices of the first ``SIDE_TEXTS`` texts in each model, a (n, d1) and b (n, d2) at the chosen
+    layers, rows and columns numbered 1, 2, … alike in both, and the key to the numbers ("1 The first words…")."""
+    texts = checks.strings(texts, "texts")
+    a, b = checks.numbers(a, "a", "(n, d1)"), checks.numbers(b, "b", "(n, d2)")
+    checks.same_rows(texts, a, "texts", "a")
+    checks.same_rows(texts, b, "texts", "b")
+    shown = min(len(texts), SIDE_TEXTS)
+    numbers = [str(i + 1) for i in range(shown)]
+    key = " · ".join(f"{number} {text[:LABEL_CHARS]}{'…' if len(text) > LABEL_CHARS else ''}"
+                     for number, text in zip(numbers, texts))
+    frame_a, frame_b = (pd.DataFrame(similarity_matrix(v[:shown], "cosine"), index=numbers, columns=numbers)
+                        for v in (a, b))
+    return frame_a, frame_b, key
+
+
+def text_choices(texts: Sequence[str]) -> list[str]:
+    """The texts as a picker's options, numbered so that repeated texts stay distinct: "1. The bank…"."""
+    return [f"{i + 1}. {text[:CHOICE_CHARS]}{'…' if len(text) > CHOICE_CHARS else ''}"
+            for i, text in enumerate(checks.strings(texts, "texts"))]
+
+
+@dataclass(frozen=True)
+class Titles:
+    """What the page names the two tables by, and its two lines of "what you are looking at"."""
+
+    cka: str
+    rsa: str
+    what: str
+
+
+def comparison_title(comparison: LayerComparison, strategy: str, texts_read: int, texts: int) -> Titles:
+    """The titles of ``comparison``'s tables, naming exactly what was compared: the estimator, the vectors (the
+    pooling ``strategy``, or words), how many rows, and at the word level how many of the ``texts`` were read."""
+    c = checks.instance(comparison, LayerComparison, "comparison", "compare_layers")
+    if c.level == "sentences":
+        rows, unit = f"{c.rows:,} texts", "texts"
+        vectors = f"{strategy}-pooled sentence vectors"
+    else:
+        cut = f", {c.left_out:,} truncated words left out" if c.left_out else ""
+        rows, unit = f"{c.rows:,} words of the first {texts_read:,} of {texts:,} texts{cut}", "words"
+        vectors = "word vectors (each word's pieces averaged)"
+    rsa_rows = f"the first {c.rsa_rows:,} {unit}" if c.rsa_rows < c.rows else rows
+    what = (f"Each cell compares one layer of model A (rows) with one layer of model B (columns) on the same {rows}: "
+            f"{c.estimator} is 1 when the two layers relate the {unit} to each other alike, whatever rotation or "
+            "overall scale separates them, and falls towards 0 as they differ; stretching some directions more than "
+            "others changes it. RSA asks the same of the rank order of every pair's cosine (Spearman, −1 to 1).")
+    return Titles(f"{c.estimator} of {vectors}, {rows}", f"RSA of {vectors}, {rsa_rows}", what)

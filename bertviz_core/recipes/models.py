@@ -1,0 +1,121 @@
+"""Compare models: two models' layers against each other by CKA, as the page computes them, in plain transformers
+and numpy."""
+from __future__ import annotations
+
+import textwrap
+
+from bertviz_core.models import ModelInfo
+from bertviz_core.recipes.common import TRIM_CODE, load_lines
+
+LINEAR_CKA_CODE = '''def cka(x, y):
+    """Linear CKA (Kornblith et al. 2019) of x (n, d1) and y (n, d2), the same n texts."""
+    x, y = x - x.mean(0), y - y.mean(0)
+    return np.linalg.norm(y.T @ x) ** 2 / (np.linalg.norm(x.T @ x) * np.linalg.norm(y.T @ y))
+'''
+DEBIASED_CKA_CODE = '''def hsic1(k, l):
+    """HSIC's unbiased estimator (Song et al. 2012) of two (n, n) kernels."""
+    n, ones = len(k), np.ones(len(k))
+    k, l = k - np.diag(np.diag(k)), l - np.diag(np.diag(l))
+    return (np.trace(k @ l) + (ones @ k @ ones) * (ones @ l @ ones) / ((n - 1) * (n - 2))
+            - 2 / (n - 2) * (ones @ k @ l @ ones)) / (n * (n - 3))
+
+
+def cka(x, y):
+    """Debiased linear CKA (Nguyen, Raghu & Kornblith 2021) of x (n, d1) and y (n, d2), the same n texts."""
+    k, l = x @ x.T, y @ y.T
+    return hsic1(k, l) / np.sqrt(hsic1(k, k) * hsic1(l, l))
+'''
+
+
+def _loader(name: str, info: ModelInfo) -> str:
+    return f"def {name}():\n" + textwrap.indent(load_lines(info), "    ") + "    return tokenizer, model\n\n\n"
+
+
+def compare_models(first: ModelInfo, second: ModelInfo, texts_code: str, pooling_code: str, debiased: bool) -> str:
+    """Each model's pooled vector of every text at every layer (``pooling_code`` on one text's ``states``,
+    (layers+1, tokens, hidden)), then the CKA of every layer of A against every layer of B."""
+    return (
+        "import numpy as np\nimport torch\n\n\n" + _loader("load_a", first) + _loader("load_b", second)
+        + "def layer_vectors(tokenizer, model, texts):\n"
+        "    \"\"\"(texts, layers+1, hidden): each text's vector at every layer.\"\"\"\n"
+        "    vectors = []\n"
+        "    for text in texts:\n"
+        "        inputs = tokenizer(text, return_tensors='pt', truncation=True)\n"
+        "        with torch.no_grad():\n"
+        "            states = torch.stack(model(**inputs, output_hidden_states=True).hidden_states)[:, 0]\n"
+        f"        vectors.append(({pooling_code}).numpy())\n"
+        "    return np.stack(vectors).astype(np.float64)\n\n\n"
+        + (DEBIASED_CKA_CODE if debiased else LINEAR_CKA_CODE) + "\n\n" + texts_code
+        + "a, b = layer_vectors(*load_a(), texts), layer_vectors(*load_b(), texts)\n"
+        "matrix = np.array([[cka(a[:, i], b[:, j]) for j in range(b.shape[1])] for i in range(a.shape[1])])\n"
+        "print(matrix.round(2))   # rows: model A's layers 0, 1, …; columns: model B's\n"
+    )
+
+
+WORD_UNITS_CODE = '''WORD = re.compile(r"\\w+|[^\\w\\s]")  # a run of letters and digits, or one other visible character
+
+
+def units(text, tokenizers):
+    """The text's words as each model's piece positions: words that share a piece of either model are one unit,
+    and a unit either model truncated is left out."""
+    spans = [m.span() for m in WORD.finditer(text)]
+    owned, limits = [], []
+    for tokenizer in tokenizers:
+        enc = tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True, truncation=True)
+        cut = len(tokenizer(text)["input_ids"]) > len(enc["input_ids"])
+        words, ends = [[] for _ in spans], []
+        for position, (span, special) in enumerate(zip(enc["offset_mapping"], enc["special_tokens_mask"])):
+            start, end = trim(text, *span)
+            if special:
+                continue
+            ends.append(end)
+            for k, (s, e) in enumerate(spans):
+                if end > start and s < end and e > start:
+                    words[k].append(position)
+        owned.append(words)
+        limits.append(max(ends, default=0) if cut else len(text))
+    joined = [False] * len(spans)  # word k and word k + 1 share a piece
+    for words in owned:
+        first = {}
+        for k, positions in enumerate(words):
+            for position in positions:
+                start = first.setdefault(position, k)
+                joined[start:k] = [True] * (k - start)
+    found, k = [], 0
+    while k < len(spans):
+        last = k
+        while joined[last]:
+            last += 1
+        pieces = [sorted({p for w in range(k, last + 1) for p in words[w]}) for words in owned]
+        if all(pieces) and spans[last][1] <= min(limits):
+            found.append(pieces)
+        k = last + 1
+    return found
+
+
+def word_vectors(tokenizer, model, text, positions):
+    """(layers+1, hidden) for each unit: the mean of its pieces' hidden states."""
+    inputs = tokenizer(text, return_tensors='pt', truncation=True)
+    with torch.no_grad():
+        states = torch.stack(model(**inputs, output_hidden_states=True).hidden_states)[:, 0]
+    return [states[:, p].mean(1).numpy() for p in positions]
+
+
+'''
+
+
+def compare_models_words(first: ModelInfo, second: ModelInfo, texts_code: str, debiased: bool, max_units: int) -> str:
+    """Both models' word vectors, aligned through character offsets as ``word_alignment`` aligns them, from the
+    first texts up to ``max_units`` words; then the CKA of every layer of A against every layer of B."""
+    return (
+        "import re\n\nimport numpy as np\nimport torch\n\n\n" + _loader("load_a", first) + _loader("load_b", second)
+        + TRIM_CODE + WORD_UNITS_CODE + (DEBIASED_CKA_CODE if debiased else LINEAR_CKA_CODE) + "\n\n" + texts_code
+        + "(tok_a, model_a), (tok_b, model_b) = load_a(), load_b()\na, b = [], []\nfor text in texts:\n"
+        f"    if len(a) >= {max_units}:\n        break\n"
+        "    found = units(text, (tok_a, tok_b))\n"
+        "    a += word_vectors(tok_a, model_a, text, [pieces[0] for pieces in found])\n"
+        "    b += word_vectors(tok_b, model_b, text, [pieces[1] for pieces in found])\n"
+        "a, b = np.stack(a).astype(np.float64), np.stack(b).astype(np.float64)   # (words, layers+1, hidden)\n"
+        "matrix = np.array([[cka(a[:, i], b[:, j]) for j in range(b.shape[1])] for i in range(a.shape[1])])\n"
+        "print(matrix.round(2))   # rows: model A's layers 0, 1, …; columns: model B's\n"
+    )

@@ -1,0 +1,122 @@
+"""Compare models: which layers of two encoders represent the same texts alike (CKA, RSA), and the same texts
+through both, side by side."""
+import streamlit as st
+
+from bertviz_core import figures
+from bertviz_core.cka import DEBIASED_MIN_TEXTS
+from bertviz_core.model_comparison import (
+    ESTIMATORS,
+    LEVELS,
+    best_matches,
+    LAYER_STRATEGIES,
+    comparison_title,
+    layer_story,
+    nearest_side_by_side,
+    similarity_pair,
+    text_choices,
+    word_pieces,
+)
+from bertviz_core.pooling import POOLINGS
+from ui import (
+    chart,
+    corpus_digest,
+    download_csv,
+    encoder,
+    ensure_app_navigation,
+    get_encoder,
+    int_slider,
+    literal,
+    model_input,
+    model_key,
+    or_stop,
+    table,
+    teaching_panel,
+)
+from ui_compare_models import (
+    aligned_pair,
+    comparison_code,
+    cut_warnings,
+    identities,
+    layer_comparison,
+    pick_model_b,
+    pooled_pair,
+    tokenization_table,
+)
+from ui_pickers import choose
+from ui_present import columns
+from ui_uploads import corpus_source
+
+ensure_app_navigation()
+
+key_a = model_key()
+info_a = encoder().info
+st.title("🪞 Compare models")
+corpus = corpus_source("Corpus", "cm", "compare_models", "news topics", with_labels=False, min_texts=DEBIASED_MIN_TEXTS,
+                       why=", as CKA compares how each model relates the texts to one another")
+if corpus is None:
+    st.stop()
+texts = tuple(corpus.texts)
+c1, c2 = columns([3, 2])
+key_b = pick_model_b(key_a[1], c1)
+if key_b is None:
+    st.stop()
+info_b = get_encoder(*key_b).info
+level = c2.radio("Compare", list(LEVELS), key="cm_level", bind="query-params",
+                 help="Sentences: " + LEVELS["sentences"] + ". Words: " + LEVELS["words"] + ".")
+c3, c4 = columns(2)
+strategy = c3.selectbox("Pooling", LAYER_STRATEGIES, index=LAYER_STRATEGIES.index("mean"), key="cm_strategy",
+                        bind="query-params", disabled=level == "words",
+                        help="The strategies with a vector at every layer. At the word level each word's pieces are "
+                             "averaged.")
+estimator = c4.radio("Estimator", list(ESTIMATORS), key="cm_estimator", bind="query-params",
+                     help="Debiased CKA does not drift upwards on few texts, as linear CKA does.")
+st.caption(f"**A** = {literal(info_a.name)} ({info_a.num_layers} layers, {info_a.hidden_size} wide) · "
+           f"**B** = {literal(info_b.name)} ({info_b.num_layers} layers, {info_b.hidden_size} wide)")
+
+cut_warnings(key_a, key_b, texts)
+pooled_a, pooled_b = pooled_pair(key_a, key_b, texts)
+if level == "sentences":
+    a, b, left_out, read = pooled_a[strategy], pooled_b[strategy], 0, len(texts)
+else:
+    a, b, left_out, read = aligned_pair(key_a, key_b, texts)
+comparison = or_stop(lambda: layer_comparison(identities(key_a, key_b), corpus_digest(texts),
+                                              strategy if level == "sentences" else None, level, estimator, a, b,
+                                              left_out))
+st.info("  \n".join(layer_story(comparison)), icon="🪞")
+left, right = columns(2)
+titles = comparison_title(comparison, strategy, read, len(texts))
+chart(figures.table_heatmap(comparison.cka, titles.cka, zrange=(0, 1)), key="cm_cka", container=left)
+chart(figures.table_heatmap(comparison.rsa, titles.rsa, zrange=(-1, 1), colorscale="RdBu", zmid=0),
+      key="cm_rsa", container=right)
+matches = best_matches(comparison)
+table(matches, key="cm_matches")
+d1, d2, d3 = columns(3)
+with d1:
+    download_csv(comparison.cka.reset_index(names="A layer"), "CKA table (CSV)", "cka.csv", "cm_cka_csv")
+with d2:
+    download_csv(comparison.rsa.reset_index(names="A layer"), "RSA table (CSV)", "rsa.csv", "cm_rsa_csv")
+with d3:
+    download_csv(matches, "Most alike layers (CSV)", "most_alike_layers.csv", "cm_matches_csv")
+teaching_panel(titles.what, comparison_code(info_a, info_b, corpus, level, strategy, estimator))
+
+st.subheader("The same texts through both models")
+s1, s2 = columns(2)
+layer_a = int_slider("Model A's layer", 0, info_a.num_layers, info_a.num_layers, key="cm_layer_a", container=s1,
+                     bind="query-params")
+layer_b = int_slider("Model B's layer", 0, info_b.num_layers, info_b.num_layers, key="cm_layer_b", container=s2,
+                     bind="query-params")
+query = choose(st, "Text", text_choices(texts), 0, key="cm_query", bind="query-params")
+at_a, at_b = POOLINGS[strategy].at(pooled_a[strategy], layer_a), POOLINGS[strategy].at(pooled_b[strategy], layer_b)
+left, right = columns(2)
+matrix_a, matrix_b, numbered = similarity_pair(at_a, at_b, texts)
+for side, matrix, where, name, layer in (("A", matrix_a, left, info_a, layer_a), ("B", matrix_b, right, info_b, layer_b)):
+    chart(figures.table_heatmap(matrix, f"Model {side} ({name.name}), {strategy} at layer {layer}: cosine of the "
+                                "first texts", zrange=(-1, 1), colorscale="RdBu", zmid=0, annotate=True),
+          key=f"cm_sim_{side}", container=where)
+st.caption("Key: " + literal(numbered))
+st.markdown(f"**Nearest texts to** “{literal(texts[query])}” in each model ({strategy}, cosine)")
+table(nearest_side_by_side(at_a, at_b, texts, query), key="cm_nearest")
+st.markdown("**How each model cuts the text into pieces**")
+table(word_pieces(texts[query], model_input(key_a, texts[query], None), model_input(key_b, texts[query], None)),
+      key="cm_pieces")
+table(tokenization_table(key_a, key_b, texts), key="cm_tokenization")

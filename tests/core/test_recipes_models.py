@@ -1,0 +1,40 @@
+"""The Compare models recipes (bertviz_core.recipes.models) run as a reader would run them, and give the page's
+matrices: the bundled model against its untrained twin at the sentence level, and a WordPiece against a byte-level
+BPE model at the word level, with each estimator."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from model_family import SENTENCES
+from test_recipes import run
+
+from bertviz_core import Encoder, load_encoder, recipes
+from bertviz_core.cka import cka_matrix
+from bertviz_core.models import UNTRAINED_TWIN
+from bertviz_core.pooling import POOLINGS
+from bertviz_core.word_alignment import aligned_words
+
+TEXTS = ["The bank raised its rates.", "We sat on the river bank.", "A café in Zürich serves crème brûlée.",
+         "Don't split well-known words!", "The vault was open all night.", "Rain fell on the quiet town."]
+
+
+@pytest.mark.parametrize("debiased", [False, True])
+def test_the_sentence_recipe_gives_the_pages_matrix(bundled: Encoder, debiased: bool) -> None:
+    twin = load_encoder(UNTRAINED_TWIN, device="cpu")
+    code = recipes.compare_models(bundled.info, twin.info, f"texts = {TEXTS!r}\n", POOLINGS["max"].code, debiased)
+    expected = cka_matrix(bundled.embed(TEXTS, ["max"])["max"], twin.embed(TEXTS, ["max"])["max"], debiased)
+    np.testing.assert_allclose(run(code)["matrix"], expected, atol=1e-5)
+
+
+@pytest.mark.parametrize("debiased", [False, True])
+def test_the_word_recipe_gives_the_pages_matrix(family_encoders: dict[str, Encoder], debiased: bool) -> None:
+    bert, roberta = family_encoders["bert"], family_encoders["roberta"]
+    texts = [*SENTENCES[4:8], " ".join(["alpha"] * 300) + " omega."]  # the last one truncated by both
+    code = recipes.compare_models_words(bert.info, roberta.info, f"texts = {texts!r}\n", debiased, 20)
+    words = aligned_words(bert, roberta, texts, max_units=20)
+    assert words.left_out == 0 and len(words.units) >= 20 and words.texts_read < len(texts)
+    np.testing.assert_allclose(run(code)["matrix"], cka_matrix(words.first, words.second, debiased), atol=1e-5)
+    full = aligned_words(bert, roberta, texts)
+    assert full.left_out > 0
+    code = recipes.compare_models_words(bert.info, roberta.info, f"texts = {texts!r}\n", debiased, 10_000)
+    np.testing.assert_allclose(run(code)["matrix"], cka_matrix(full.first, full.second, debiased), atol=1e-5)

@@ -1,0 +1,113 @@
+"""AppTest of the Compare models page: the bundled model against its untrained twin and against itself, at the
+sentence and the word level, equal to the core on the same vectors; settings that run no model; bad input."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import chart, chart_title, open_page, plotly_array, table
+from page_checks import LONG, PageChecks, choose, uploaded
+
+from bertviz_core import BUNDLED_MODEL, Encoder, load_encoder
+from bertviz_core.cka import cka_matrix, rsa_matrix
+from bertviz_core.corpora import news_topics
+from bertviz_core.models import UNTRAINED_TWIN
+from bertviz_core.word_alignment import aligned_words
+
+CHECKS = PageChecks(
+    settings=(("radio", "cm_estimator", "debiased CKA"), ("selectbox", "cm_strategy", "max"),
+              ("slider", "cm_layer_a", 2), ("slider", "cm_layer_b", 3), ("selectbox", "cm_query", 4)),
+    timed_change=("estimator", "?cm_estimator=linear+CKA", choose("Estimator", ("debiased CKA", "linear CKA"))),
+    long_text=(uploaded(("cm_source", "cm_upload"), "text\n" + "\n".join(
+        [f"Short text number {i} here." for i in range(6)] + [LONG])),),
+    uploader=("cm_source", "cm_upload"),
+    shared_query="cm_model_b=all-MiniLM-L6-v2+%28bundled%29&cm_estimator=debiased+CKA&cm_strategy=cls"
+                 "&cm_layer_a=3&cm_layer_b=2&cm_query=3.+Injuries+to+two+starting+defenders+have+left+the+coach+with+%E2%80%A6",
+    extra_views=("cm_level=words",),
+    visit=lambda words: {"cm_source": "Upload a CSV", "cm_upload": "text\n" + "\n".join(
+        f"{words(10)}." for _ in range(40))},
+)
+
+PAGE = "pages/compare_models.py"
+
+
+@pytest.fixture(scope="module")
+def twin() -> Encoder:
+    return load_encoder(UNTRAINED_TWIN, device="cpu")
+
+
+def heatmap(at, key: str) -> np.ndarray:  # noqa: ANN001
+    return plotly_array(chart(at, key)["data"][0]["z"]).astype(float)
+
+
+def title(at, key: str) -> str:  # noqa: ANN001
+    """The chart's title as read, its wrapping undone."""
+    return chart_title(chart(at, key)).replace("<br>", " ")
+
+
+def test_defaults_compare_the_bundled_model_with_its_untrained_twin(bundled: Encoder, twin: Encoder,
+                                                                     news_pooled) -> None:  # noqa: ANN001
+    at = open_page(PAGE)
+    texts = list(news_topics()["text"])
+    mine = twin.embed(texts, ["mean"])["mean"]
+    assert title(at, "cm_cka") == f"linear CKA of mean-pooled sentence vectors, {len(texts)} texts"
+    np.testing.assert_allclose(heatmap(at, "cm_cka"), cka_matrix(news_pooled["mean"], mine), atol=1e-5)
+    np.testing.assert_allclose(heatmap(at, "cm_rsa"), rsa_matrix(news_pooled["mean"], mine), atol=1e-5)
+    matches = table(at, "cm_matches")
+    assert matches["A layer"].tolist() == [f"A {i}" for i in range(7)]
+    story = " ".join(m.value for m in at.info)
+    assert "A's last layer is most like B's layer" in story and "Layer for layer" in story
+    assert "all\\-MiniLM\\-L6\\-v2, untrained twin" in " ".join(c.value for c in at.caption)
+    assert at.radio(key="cm_estimator").value == "linear CKA"
+
+
+def test_the_model_against_itself_is_the_sanity_view(news_pooled) -> None:  # noqa: ANN001
+    at = open_page(PAGE)
+    at.selectbox(key="cm_model_b").set_value(BUNDLED_MODEL).run()
+    assert not at.exception
+    m = heatmap(at, "cm_cka")
+    np.testing.assert_allclose(np.diag(m), 1.0, atol=1e-6)
+    assert "The same model on both sides" in " ".join(x.value for x in at.info)
+
+
+def test_settings_change_the_view_without_running_a_model(model_calls: list[int]) -> None:
+    at = open_page(PAGE)
+    runs = len(model_calls)
+    linear = heatmap(at, "cm_cka")
+    for kind, key, value in CHECKS.settings:
+        getattr(at, kind)(key=key).set_value(value).run()
+        assert not at.exception, (key, at.exception)
+    assert len(model_calls) == runs
+    assert title(at, "cm_cka").startswith("debiased CKA of max-pooled")
+    assert np.abs(heatmap(at, "cm_cka") - linear).max() > 0.01
+    assert "layer 2" in title(at, "cm_sim_A") and "layer 3" in title(at, "cm_sim_B")
+
+
+def test_the_word_level_equals_the_aligned_word_vectors(bundled: Encoder, twin: Encoder) -> None:
+    at = open_page(PAGE)
+    at.radio(key="cm_level").set_value("words").run()
+    assert not at.exception
+    texts = list(news_topics()["text"])
+    words = aligned_words(bundled, twin, texts, max_units=2_000)
+    np.testing.assert_allclose(heatmap(at, "cm_cka"), cka_matrix(words.first, words.second), atol=1e-5)
+    assert title(at, "cm_cka") == (f"linear CKA of word vectors (each word's pieces averaged), "
+                                                f"{len(words.units):,} words of the first {words.texts_read} of "
+                                                f"{len(texts)} texts")
+    assert at.selectbox(key="cm_strategy").disabled
+
+
+def test_a_model_b_that_cannot_load_says_so(tmp_path) -> None:  # noqa: ANN001
+    at = open_page(PAGE)
+    at.selectbox(key="cm_model_b").set_value("Custom id or path…").run()
+    at.text_input(key="cm_model_b_custom").set_value(str(tmp_path / "nowhere")).run()
+    assert not at.exception
+    assert "could not be loaded" in " ".join(e.value for e in at.error)
+    assert "cm_cka" not in [str(el.proto.id).rsplit("-", 1)[-1] for el in at.get("plotly_chart")]
+
+
+@pytest.mark.parametrize("rows, message", [(1, "at least 4"), (3, "at least 4")])
+def test_a_corpus_too_small_to_compare_says_so(rows: int, message: str) -> None:
+    at = open_page(PAGE)
+    uploaded(("cm_source", "cm_upload"), "text\n" + "\n".join(f"Sentence {i}." for i in range(rows)))(at)
+    assert not at.exception
+    shown = " ".join(m.value for m in [*at.error, *at.warning, *at.info])
+    assert message in shown
