@@ -75,14 +75,22 @@ def aligned_pair(key_a: tuple[str, str], key_b: tuple[str, str],
     return kept["first"], kept["second"], int(kept["counts"][0]), int(kept["counts"][1])
 
 
+@st.cache_data(max_entries=32, show_spinner="Ranking every pair of texts in every layer (RSA)…")
+def _rsa(models: tuple, corpus_id: str, strategy: str | None, level: str, _a: np.ndarray,
+         _b: np.ndarray) -> pd.DataFrame:
+    from bertviz_core.model_comparison import rsa_table
+
+    return rsa_table(_a, _b, level)
+
+
 @st.cache_data(max_entries=32, show_spinner="Comparing every layer of A with every layer of B…")
 def layer_comparison(models: tuple, corpus_id: str, strategy: str | None, level: str, estimator: str,
                      _a: np.ndarray, _b: np.ndarray, left_out: int) -> LayerComparison:
     """Cached ``model_comparison.compare_layers`` of ``_a`` and ``_b``, which ``models`` (both identities),
-    ``corpus_id``, ``strategy`` (None at the word level) and ``level`` name."""
+    ``corpus_id``, ``strategy`` (None at the word level) and ``level`` name; RSA is kept across estimators."""
     from bertviz_core.model_comparison import compare_layers
 
-    return compare_layers(_a, _b, estimator, level, left_out)
+    return compare_layers(_a, _b, estimator, level, left_out, _rsa(models, corpus_id, strategy, level, _a, _b))
 
 
 def identities(key_a: tuple[str, str], key_b: tuple[str, str]) -> tuple:

@@ -48,21 +48,37 @@ def _frame(matrix: np.ndarray) -> pd.DataFrame:
                         columns=[f"B {j}" for j in range(matrix.shape[1])])
 
 
-def compare_layers(a: np.ndarray, b: np.ndarray, estimator: str = "linear CKA", level: str = "sentences",
-                   left_out: int = 0) -> LayerComparison:
-    """CKA (by ``estimator``, a key of ``ESTIMATORS``) and RSA of every layer of ``a`` (n, layers_a+1, d1) against
-    every layer of ``b`` (n, layers_b+1, d2), row i of both the same text (or aligned word)."""
-    estimator = checks.choice(estimator, "estimator", ESTIMATORS)
-    level = checks.choice(level, "level", LEVELS)
-    what = "texts" if level == "sentences" else "aligned words"
+def _checked(a: np.ndarray, level: str) -> np.ndarray:
+    """Model A's rows, at least 3 of them (RSA ranks their pairs; the debiased estimator needs 4)."""
+    what = "texts" if checks.choice(level, "level", LEVELS) == "sentences" else "aligned words"
     a = checks.numbers(a, f"model A's {what}", "(n, layers, hidden)", min_rows=0)
     if len(a) < 3:
         raise ValueError(f"Comparing layers needs at least 3 {what} (RSA ranks their pairs; the debiased estimator "
                          f"needs 4); there {'is' if len(a) == 1 else 'are'} {len(a)}. Use a larger corpus.")
-    rsa_rows = min(len(a), RSA_ROWS)
-    return LayerComparison(_frame(cka_matrix(a, b, ESTIMATORS[estimator])),
-                           _frame(rsa_matrix(a[:rsa_rows], np.asarray(b)[:rsa_rows])), len(a), rsa_rows,
-                           checks.whole_number(left_out, "left_out", 0), level, estimator)
+    return a
+
+
+def rsa_table(a: np.ndarray, b: np.ndarray, level: str = "sentences") -> pd.DataFrame:
+    """``cka.rsa_matrix`` of the first ``RSA_ROWS`` rows of ``a`` (n, layers_a+1, d1) and ``b`` (n, layers_b+1, d2), as
+    ``LayerComparison.rsa`` holds it. It does not depend on the CKA estimator, so a page keeps it across one."""
+    a = _checked(a, level)
+    return _frame(rsa_matrix(a[:RSA_ROWS], np.asarray(b)[:RSA_ROWS]))
+
+
+def compare_layers(a: np.ndarray, b: np.ndarray, estimator: str = "linear CKA", level: str = "sentences",
+                   left_out: int = 0, rsa: pd.DataFrame | None = None) -> LayerComparison:
+    """CKA (by ``estimator``, a key of ``ESTIMATORS``) and RSA of every layer of ``a`` (n, layers_a+1, d1) against
+    every layer of ``b`` (n, layers_b+1, d2), row i of both the same text (or aligned word); ``rsa``: the same
+    vectors' ``rsa_table``, when it was kept from another estimator."""
+    estimator = checks.choice(estimator, "estimator", ESTIMATORS)
+    a = _checked(a, level)
+    cka = _frame(cka_matrix(a, b, ESTIMATORS[estimator]))
+    rsa = rsa_table(a, b, level) if rsa is None else checks.frame(rsa, "rsa")
+    if rsa.shape != cka.shape:
+        raise ValueError(f"rsa is a {rsa.shape} table for a {cka.shape} comparison: give rsa_table of the same "
+                         "vectors.")
+    return LayerComparison(cka, rsa, len(a), min(len(a), RSA_ROWS), checks.whole_number(left_out, "left_out", 0),
+                           level, estimator)
 
 
 def best_matches(comparison: LayerComparison) -> pd.DataFrame:

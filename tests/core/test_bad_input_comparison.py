@@ -66,6 +66,10 @@ CASES: dict[str, Case] = {
     "model_comparison.compare_layers: left_out -1": Case(
         lambda c: mc.compare_layers(c.per_layer, c.per_layer, left_out=-1)),
     "model_comparison.compare_layers: None": Case(lambda c: mc.compare_layers(None, c.per_layer)),
+    "model_comparison.compare_layers: rsa of other layers": Case(
+        lambda c: mc.compare_layers(c.per_layer, c.per_layer, rsa=mc.rsa_table(c.per_layer[:, :2], c.per_layer))),
+    "model_comparison.rsa_table: 2 texts": Case(lambda c: mc.rsa_table(c.per_layer[:2], c.per_layer[:2])),
+    "model_comparison.rsa_table: level unknown": Case(lambda c: mc.rsa_table(c.per_layer, c.per_layer, "tokens")),
     "model_comparison.best_matches: None": Case(lambda c: mc.best_matches(None)),
     "model_comparison.best_matches: a table": Case(lambda c: mc.best_matches(layers(c)), OK),
     "model_comparison.same_model: None": Case(lambda c: mc.same_model(None)),

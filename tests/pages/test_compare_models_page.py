@@ -111,3 +111,15 @@ def test_a_corpus_too_small_to_compare_says_so(rows: int, message: str) -> None:
     assert not at.exception
     shown = " ".join(m.value for m in [*at.error, *at.warning, *at.info])
     assert message in shown
+
+
+def test_models_with_different_lengths_each_say_what_they_cut(family_dirs) -> None:  # noqa: ANN001
+    at = open_page(PAGE)
+    uploaded(("cm_source", "cm_upload"), "text\n" + "\n".join(
+        [f"Short text number {i} about the river bank." for i in range(5)] + [" ".join(["bank"] * 300)]))(at)
+    at.selectbox(key="cm_model_b").set_value("Custom id or path…").run()
+    at.text_input(key="cm_model_b_custom").set_value(str(family_dirs["bert"])).run()  # 128 positions
+    assert not at.exception
+    notes = [w.value for w in at.warning if "longer than the model's" in w.value]
+    assert len(notes) == 1 and "Model B" in notes[0] and "128 tokens" in notes[0] and "Model A" not in notes[0]
+    assert "cm_cka" in [str(el.proto.id).rsplit("-", 1)[-1] for el in at.get("plotly_chart")]
