@@ -35,7 +35,10 @@ def pick_model_b(device: str, container: Any) -> tuple[str, str] | None:
     """Model B's picker (bound to the link) and its loading; None, with the reason shown, while it cannot load."""
     choice = container.selectbox("Model B", model_b_choices(), key=MODEL_B, bind="query-params",
                                  help="Model A is the sidebar's model. The untrained twin is the bundled model's "
-                                      "configuration with random weights: beside it, what pre-training built shows.")
+                                      "configuration with random weights: beside it, what pre-training built shows. "
+                                      "The bundled model itself is the sanity view (a diagonal of 1). With a hub "
+                                      "connection, try bert-base-uncased: 12 layers against the bundled model's 6, "
+                                      "with the same vocabulary.")
     if choice == CUSTOM:
         choice = container.text_input("Model B: hub id or local folder", key=f"{MODEL_B}_custom",
                                       bind="query-params", placeholder="e.g. bert-base-uncased").strip()

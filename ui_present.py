@@ -69,23 +69,29 @@ def title_chars(present: bool, container: Any = None) -> int:
 
 
 MULTILINE_PAD = 12  # px
+DEFAULT_HEIGHT = 450  # plotly's, for a figure that sets none
 
 
-def wrap_title(figure: Any, chars: int, line_px: int) -> None:
+def wrap_title(figure: Any, chars: int, line_px: int, max_height: int | None = None) -> None:
     """Break a title longer than ``chars`` characters into lines at spaces, with room above the plot for
     each line it gains. Every title is pinned to the figure's top, so it never slides onto a legend above
-    the plot (plotly centres a title in the top margin, where such a legend grows)."""
+    the plot (plotly centres a title in the top margin, where such a legend grows). A title of several lines
+    grows the figure by ``MULTILINE_PAD``, up to ``max_height`` (presentation mode's one screen)."""
     title = figure.layout.title.text
     if not title or "<br>" in title:
         return
     lines = textwrap.wrap(title, chars, break_on_hyphens=False) if len(title) > chars else [title]
     top = figure.layout.margin.t if figure.layout.margin.t is not None else 80
     # plotly anchors a title of several lines a line's leading higher than one of one line: without the extra
-    # padding its first line starts above the chart and is cut
+    # padding its first line starts above the chart and is cut. The figure grows by that padding, so the plot
+    # keeps its room.
     extra = 0 if len(lines) == 1 else MULTILINE_PAD
     figure.update_layout(title=dict(text="<br>".join(lines), y=1, yref="container", yanchor="top",
                                     pad=dict(t=8 + extra)),
                          margin=dict(t=top + line_px * (len(lines) - 1) + extra))
+    if extra:
+        grown = (figure.layout.height or DEFAULT_HEIGHT) + extra
+        figure.update_layout(height=grown if max_height is None else min(grown, max_height))
 
 
 def level_ticks(figure: Any) -> None:

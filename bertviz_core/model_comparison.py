@@ -23,6 +23,7 @@ RSA_ROWS = 1_000  # RSA ranks n (n-1)/2 pairs per layer: on larger corpora, the 
 # Strategies with a vector at every layer: CKA compares layers (their registry order; none needs a pooler)
 LAYER_STRATEGIES: tuple[str, ...] = tuple(name for name, pooling in POOLINGS.items() if pooling.per_layer)
 SAME_MODEL_TOLERANCE = 1e-6
+FEW_ROWS = 50  # fewer texts (or words) than this: the story says how little to trust the values
 SIDE_TEXTS = 10  # texts in the side-by-side similarity matrices
 LABEL_CHARS = 32  # of a text, in the key to those matrices' numbers
 CHOICE_CHARS = 60  # of a text, in the text picker  # a diagonal this close to 1 and a symmetric table: one model on both sides
@@ -107,25 +108,42 @@ def same_model(comparison: LayerComparison) -> bool:
 
 def layer_story(comparison: LayerComparison) -> list[str]:
     """The table in sentences: which of B's layers is most like A's last layer, and along the diagonal (when both
-    models have as many layers) where the two are most and least alike."""
+    models have as many layers) where the two are most and least alike; on few rows, how far to trust it."""
     checks.instance(comparison, LayerComparison, "comparison", "compare_layers")
     m, name = comparison.cka, comparison.estimator
-    if same_model(comparison):
-        return [f"The same model on both sides: every layer has {name} 1 with itself (the diagonal), as it must. "
-                "Off the diagonal, the table shows how alike the model's own layers are."]
     story = []
-    last = m.iloc[-1]
-    if last.notna().any():
-        story.append(f"A's last layer is most like B's layer {last.idxmax().split()[1]} ({name} {last.max():.2f}).")
-    if m.shape[0] == m.shape[1]:
-        diagonal = pd.Series(np.diag(m.to_numpy()), index=range(m.shape[0])).dropna()
-        if len(diagonal) > 1:
-            story.append(f"Layer for layer, the two are most alike at layer {diagonal.idxmax()} ({diagonal.max():.2f}) "
-                         f"and least alike at layer {diagonal.idxmin()} ({diagonal.min():.2f}).")
+    if same_model(comparison):
+        story.append(f"The same model on both sides: every layer has {name} 1 with itself (the diagonal), as it "
+                     "must. Off the diagonal, the table shows how alike the model's own layers are.")
+    else:
+        last = m.iloc[-1]
+        if last.notna().any():
+            story.append(f"A's last layer is most like B's layer {last.idxmax().split()[1]} ({name} "
+                         f"{last.max():.2f}).")
+        if m.shape[0] == m.shape[1]:
+            diagonal = pd.Series(np.diag(m.to_numpy()), index=range(m.shape[0])).dropna()
+            if len(diagonal) > 1:
+                story.append(f"Layer for layer, the two are most alike at layer {diagonal.idxmax()} "
+                             f"({diagonal.max():.2f}) and least alike at layer {diagonal.idxmin()} "
+                             f"({diagonal.min():.2f}).")
     if m.isna().any().any():
         story.append("Blank cells: a layer that gives the same vector for every text (e.g. [CLS] at the embedding "
                      "layer) holds no relations between texts, so CKA and RSA are undefined there.")
+    if comparison.rows < FEW_ROWS:
+        unit = "texts" if comparison.level == "sentences" else "words"
+        story.append(f"Only {comparison.rows} {unit}: with fewer than {FEW_ROWS}, linear CKA drifts upwards (two "
+                     "unrelated representations score well above 0) and debiased CKA is noisy (it can fall far "
+                     "below 0). Read the pattern, not the values, or give more texts.")
     return story
+
+
+def colour_range(comparison: LayerComparison) -> tuple[float, float]:
+    """The CKA heatmap's colour scale: 0 to 1, reaching down to the lowest value when the debiased estimator
+    fell below 0, so that negative cells do not look like 0."""
+    checks.instance(comparison, LayerComparison, "comparison", "compare_layers")
+    values = comparison.cka.to_numpy()
+    lowest = float(np.nanmin(values)) if np.isfinite(values).any() else 0.0
+    return min(0.0, np.floor(lowest * 10) / 10), 1.0
 
 
 def word_pieces(text: str, first: ModelInput, second: ModelInput) -> pd.DataFrame:
@@ -137,7 +155,7 @@ def word_pieces(text: str, first: ModelInput, second: ModelInput) -> pd.DataFram
                          "model B pieces": [" · ".join(second.tokens[p] for p in u.second) for u in units]})
 
 
-def tokenization_summary(texts: Sequence[str], items: Sequence[ModelInput], unknown: str | None) -> dict[str, float]:
+def tokenization_summary(texts: Sequence[str], items: Sequence[ModelInput], unknown: str | None) -> dict[str, float | int]:
     """One model's tokenization of ``texts`` (``items``, its ``Encoder.inputs(texts)``): tokens per text (specials
     left out), pieces per word (words as ``word_alignment`` finds them in the text, the same for both models), the
     share of ``unknown`` pieces and the tokens truncation dropped."""
@@ -150,7 +168,7 @@ def tokenization_summary(texts: Sequence[str], items: Sequence[ModelInput], unkn
                    if not special)
     return {"tokens per text": pieces / max(len(items), 1), "pieces per word": pieces / max(words, 1),
             "[UNK] share": unknowns / max(pieces, 1),
-            "tokens dropped by truncation": float(sum(item.dropped for item in items))}
+            "tokens dropped by truncation": sum(item.dropped for item in items)}
 
 
 def nearest_side_by_side(a: np.ndarray, b: np.ndarray, texts: Sequence[str], query: int, k: int = 5) -> pd.DataFrame:
@@ -210,7 +228,8 @@ def comparison_title(comparison: LayerComparison, strategy: str, texts_read: int
         vectors = f"{strategy}-pooled sentence vectors"
     else:
         cut = f", {c.left_out:,} truncated words left out" if c.left_out else ""
-        rows, unit = f"{c.rows:,} words of the first {texts_read:,} of {texts:,} texts{cut}", "words"
+        read = f"all {texts:,} texts" if texts_read >= texts else f"the first {texts_read:,} of {texts:,} texts"
+        rows, unit = f"{c.rows:,} words of {read}{cut}", "words"
         vectors = "word vectors (each word's pieces averaged)"
     rsa_rows = f"the first {c.rsa_rows:,} {unit}" if c.rsa_rows < c.rows else rows
     what = (f"Each cell compares one layer of model A (rows) with one layer of model B (columns) on the same {rows}: "

@@ -1,11 +1,12 @@
 """One vector per word in each of two models, so that token-level measures (CKA) can compare models whose
 tokenizers cut the same text differently (WordPiece's "un ##believ ##able" against BPE's "unbel ievable").
 
-A word is a run of letters and digits or one other visible character, found in the text itself; the two models'
-pieces are matched to it through their character offsets. Where a piece of either model crosses a word's edge
-(BPE's "'t" of "don't" covers the apostrophe and the "t"), the words it joins are one unit, so each unit is made of
-whole pieces in both models. A unit's vector at each layer is the mean of its pieces' hidden states. A unit that
-either model cut off, wholly or in part, by truncation to its maximum length is left out, and counted.
+A word is a run of letters and digits, apostrophes inside it included ("don't"), found in the text itself;
+punctuation is no word. The two models' pieces are matched to it through their character offsets. Where a piece of
+either model covers characters of two words (a piece "e.g" of "e.g."), the words it joins are one unit, so each
+unit is made of whole pieces in both models. A unit's vector at each layer is the mean of its pieces' hidden
+states. A unit that either model cut off, wholly or in part, by truncation to its maximum length is left out, and
+counted.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from bertviz_core.encoding import ModelInput
 if TYPE_CHECKING:
     from bertviz_core.encoder import Encoder
 
-WORD = re.compile(r"\w+|[^\w\s]")
+WORD = re.compile(r"\w+(?:['’]\w+)*")  # letters and digits, with apostrophes inside ("don't"); no punctuation
 
 
 @dataclass(frozen=True)

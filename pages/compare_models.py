@@ -9,6 +9,7 @@ from bertviz_core.model_comparison import (
     LEVELS,
     best_matches,
     LAYER_STRATEGIES,
+    colour_range,
     comparison_title,
     layer_story,
     nearest_side_by_side,
@@ -65,9 +66,9 @@ level = c2.radio("Compare", list(LEVELS), key="cm_level", bind="query-params",
                  help="Sentences: " + LEVELS["sentences"] + ". Words: " + LEVELS["words"] + ".")
 c3, c4 = columns(2)
 strategy = c3.selectbox("Pooling", LAYER_STRATEGIES, index=LAYER_STRATEGIES.index("mean"), key="cm_strategy",
-                        bind="query-params", disabled=level == "words",
-                        help="The strategies with a vector at every layer. At the word level each word's pieces are "
-                             "averaged.")
+                        bind="query-params",
+                        help="The strategies with a vector at every layer. At the word level the tables average each "
+                             "word's pieces instead; the side-by-side section below still uses this pooling.")
 estimator = c4.radio("Estimator", list(ESTIMATORS), key="cm_estimator", bind="query-params",
                      help="Debiased CKA does not drift upwards on few texts, as linear CKA does.")
 st.caption(f"**A** = {literal(info_a.name)} ({info_a.num_layers} layers, {info_a.hidden_size} wide) · "
@@ -85,7 +86,7 @@ comparison = or_stop(lambda: layer_comparison(identities(key_a, key_b), corpus_d
 st.info("  \n".join(layer_story(comparison)), icon="🪞")
 left, right = columns(2)
 titles = comparison_title(comparison, strategy, read, len(texts))
-chart(figures.table_heatmap(comparison.cka, titles.cka, zrange=(0, 1)), key="cm_cka", container=left)
+chart(figures.table_heatmap(comparison.cka, titles.cka, zrange=colour_range(comparison)), key="cm_cka", container=left)
 chart(figures.table_heatmap(comparison.rsa, titles.rsa, zrange=(-1, 1), colorscale="RdBu", zmid=0),
       key="cm_rsa", container=right)
 matches = best_matches(comparison)
@@ -105,18 +106,20 @@ layer_a = int_slider("Model A's layer", 0, info_a.num_layers, info_a.num_layers,
                      bind="query-params")
 layer_b = int_slider("Model B's layer", 0, info_b.num_layers, info_b.num_layers, key="cm_layer_b", container=s2,
                      bind="query-params")
-query = choose(st, "Text", text_choices(texts), 0, key="cm_query", bind="query-params")
+choices = text_choices(texts)
+query = choose(st, "Text", choices, 0, key="cm_query", bind="query-params")
 at_a, at_b = POOLINGS[strategy].at(pooled_a[strategy], layer_a), POOLINGS[strategy].at(pooled_b[strategy], layer_b)
 left, right = columns(2)
 matrix_a, matrix_b, numbered = similarity_pair(at_a, at_b, texts)
 for side, matrix, where, name, layer in (("A", matrix_a, left, info_a, layer_a), ("B", matrix_b, right, info_b, layer_b)):
     chart(figures.table_heatmap(matrix, f"Model {side} ({name.name}), {strategy} at layer {layer}: cosine of the "
-                                "first texts", zrange=(-1, 1), colorscale="RdBu", zmid=0, annotate=True),
+                                f"first {len(matrix)} texts", zrange=(-1, 1), colorscale="RdBu", zmid=0, annotate=True),
           key=f"cm_sim_{side}", container=where)
 st.caption("Key: " + literal(numbered))
-st.markdown(f"**Nearest texts to** “{literal(texts[query])}” in each model ({strategy}, cosine)")
+st.markdown(f"**Nearest texts to** “{literal(choices[query])}” in each model ({strategy}, cosine)")
 table(nearest_side_by_side(at_a, at_b, texts, query), key="cm_nearest")
 st.markdown("**How each model cuts the text into pieces**")
 table(word_pieces(texts[query], model_input(key_a, texts[query], None), model_input(key_b, texts[query], None)),
       key="cm_pieces")
+st.markdown("**How each model cuts the whole corpus**")
 table(tokenization_table(key_a, key_b, texts), key="cm_tokenization")

@@ -27,6 +27,11 @@ def cka(x, y):
 '''
 
 
+# what the app leaves blank, and why
+CONSTANT_NOTE = ("# A layer that gives every text the same vector (e.g. [CLS] at layer 0) has no CKA: the app leaves\n"
+                 "# its cells blank, where this prints NaN or rounding noise.\n")
+
+
 def _loader(name: str, info: ModelInfo) -> str:
     return f"def {name}():\n" + textwrap.indent(load_lines(info), "    ") + "    return tokenizer, model\n\n\n"
 
@@ -49,10 +54,11 @@ def compare_models(first: ModelInfo, second: ModelInfo, texts_code: str, pooling
         + "a, b = layer_vectors(*load_a(), texts), layer_vectors(*load_b(), texts)\n"
         "matrix = np.array([[cka(a[:, i], b[:, j]) for j in range(b.shape[1])] for i in range(a.shape[1])])\n"
         "print(matrix.round(2))   # rows: model A's layers 0, 1, …; columns: model B's\n"
+        + CONSTANT_NOTE
     )
 
 
-WORD_UNITS_CODE = '''WORD = re.compile(r"\\w+|[^\\w\\s]")  # a run of letters and digits, or one other visible character
+WORD_UNITS_CODE = '''WORD = re.compile(r"\\w+(?:['’]\\w+)*")  # letters and digits, apostrophes inside ("don't")
 
 
 def units(text, tokenizers):
@@ -118,4 +124,5 @@ def compare_models_words(first: ModelInfo, second: ModelInfo, texts_code: str, d
         "a, b = np.stack(a).astype(np.float64), np.stack(b).astype(np.float64)   # (words, layers+1, hidden)\n"
         "matrix = np.array([[cka(a[:, i], b[:, j]) for j in range(b.shape[1])] for i in range(a.shape[1])])\n"
         "print(matrix.round(2))   # rows: model A's layers 0, 1, …; columns: model B's\n"
+        + CONSTANT_NOTE
     )

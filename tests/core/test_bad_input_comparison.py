@@ -72,6 +72,8 @@ CASES: dict[str, Case] = {
     "model_comparison.rsa_table: level unknown": Case(lambda c: mc.rsa_table(c.per_layer, c.per_layer, "tokens")),
     "model_comparison.best_matches: None": Case(lambda c: mc.best_matches(None)),
     "model_comparison.best_matches: a table": Case(lambda c: mc.best_matches(layers(c)), OK),
+    "model_comparison.colour_range: None": Case(lambda c: mc.colour_range(None)),
+    "model_comparison.colour_range: a table": Case(lambda c: mc.colour_range(layers(c)), OK),
     "model_comparison.same_model: None": Case(lambda c: mc.same_model(None)),
     "model_comparison.layer_story: None": Case(lambda c: mc.layer_story(None)),
     "model_comparison.comparison_title: None": Case(lambda c: mc.comparison_title(None, "mean", 3, 3)),

@@ -89,10 +89,9 @@ def test_the_word_level_equals_the_aligned_word_vectors(bundled: Encoder, twin: 
     texts = list(news_topics()["text"])
     words = aligned_words(bundled, twin, texts, max_units=2_000)
     np.testing.assert_allclose(heatmap(at, "cm_cka"), cka_matrix(words.first, words.second), atol=1e-5)
+    assert words.texts_read == len(texts) == 160 and len(words.units) < 2_000  # every word of the corpus
     assert title(at, "cm_cka") == (f"linear CKA of word vectors (each word's pieces averaged), "
-                                                f"{len(words.units):,} words of the first {words.texts_read} of "
-                                                f"{len(texts)} texts")
-    assert at.selectbox(key="cm_strategy").disabled
+                                   f"{len(words.units):,} words of all 160 texts")
 
 
 def test_a_model_b_that_cannot_load_says_so(tmp_path) -> None:  # noqa: ANN001
@@ -102,6 +101,17 @@ def test_a_model_b_that_cannot_load_says_so(tmp_path) -> None:  # noqa: ANN001
     assert not at.exception
     assert "could not be loaded" in " ".join(e.value for e in at.error)
     assert "cm_cka" not in [str(el.proto.id).rsplit("-", 1)[-1] for el in at.get("plotly_chart")]
+
+
+def test_few_texts_say_how_little_to_trust_the_values_and_negative_cka_shows() -> None:
+    at = open_page(PAGE)
+    uploaded(("cm_source", "cm_upload"), "text\n" + "\n".join(
+        ["The bank raised rates.", "We sat by the river.", "The striker scored twice.", "Rain fell all day."]))(at)
+    at.radio(key="cm_estimator").set_value("debiased CKA").run()
+    assert not at.exception
+    assert "Only 4 texts" in " ".join(m.value for m in at.info)
+    z, cka = chart(at, "cm_cka")["data"][0], heatmap(at, "cm_cka")
+    assert np.nanmin(cka) < 0 and z["zmin"] <= np.nanmin(cka) and z["zmax"] == 1
 
 
 @pytest.mark.parametrize("rows, message", [(1, "at least 4"), (3, "at least 4")])
