@@ -157,15 +157,19 @@ def open_at_150_percent(browser: Browser, url: str) -> Page:
     page.wait_for_function(DRAWN_JS, timeout=60_000)
     wait_idle(page)
     try:  # the page's stylesheet is an element of its run: on a busy machine it can land after the widgets
-        page.wait_for_function(STYLED_JS, timeout=10_000)
+        page.wait_for_function(STYLED_JS, arg="present=true" in url, timeout=10_000)
     except PlaywrightTimeout:
         pass  # never applied: the audit reports what it left cut
     return page
 
 
-# Every multiselect wraps its tags: ui_present.COLUMNS_STYLE has reached the page.
-STYLED_JS = """() => [...document.querySelectorAll('[data-testid=stMultiSelectTagsContainer]')]
-    .every(tags => getComputedStyle(tags).flexWrap === 'wrap')"""
+# ui_present's stylesheets have reached the page: every row of columns and every multiselect's tags wrap
+# (COLUMNS_STYLE), and in presentation mode the root font is large (STYLE). A page without a multiselect must
+# still wait: its columns are squeezed until the sheet lands.
+STYLED_JS = """present => [...document.querySelectorAll(
+      '[data-testid=stHorizontalBlock], [data-testid=stMultiSelectTagsContainer]')]
+    .every(el => getComputedStyle(el).flexWrap === 'wrap')
+  && (!present || getComputedStyle(document.documentElement).fontSize === '22px')"""
 
 
 def report(where: str, problems: list[list[str]]) -> str:
