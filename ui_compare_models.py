@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from bertviz_core.layer_matches import RESAMPLES
 from bertviz_core.models import UNTRAINED_TWIN
 from bertviz_core.store import digest
 from ui.cached import corpus_lengths
@@ -17,6 +18,7 @@ from ui.results import embed_corpus, model_of, shared
 
 if TYPE_CHECKING:
     from bertviz_core.corpus_sources import Corpus
+    from bertviz_core.layer_matches import MatchEvidence
     from bertviz_core.model_comparison import LayerComparison
     from bertviz_core.models import ModelInfo
 
@@ -63,19 +65,20 @@ def pooled_pair(key_a: tuple[str, str], key_b: tuple[str, str], texts: tuple[str
 
 
 def aligned_pair(key_a: tuple[str, str], key_b: tuple[str, str],
-                 texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, int, int]:
+                 texts: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, int, int, np.ndarray]:
     """Both models' word vectors of the first texts, up to ``WORD_UNITS`` words (``word_alignment.aligned_words``),
     from the shared store: A's (words, layers_a+1, d1), B's (words, layers_b+1, d2), the words left out as
-    truncated, and the texts read."""
+    truncated, the texts read, and (words,) the text each word is in."""
     from bertviz_core.word_alignment import aligned_words
 
     def compute(progress: Any) -> dict[str, np.ndarray]:
         found = aligned_words(get_encoder(*key_a), get_encoder(*key_b), list(texts), progress, WORD_UNITS)
-        return {"first": found.first, "second": found.second, "counts": np.array([found.left_out, found.texts_read])}
+        return {"first": found.first, "second": found.second, "counts": np.array([found.left_out, found.texts_read]),
+                "text_of": np.array([unit.text for unit in found.units], dtype=np.int64)}
 
     kept = with_progress("Both models, word by word", lambda progress: shared(
         ("aligned words", model_of(key_a), model_of(key_b), digest(texts), WORD_UNITS), lambda: compute(progress)))
-    return kept["first"], kept["second"], int(kept["counts"][0]), int(kept["counts"][1])
+    return kept["first"], kept["second"], int(kept["counts"][0]), int(kept["counts"][1]), kept["text_of"]
 
 
 @st.cache_data(max_entries=32, show_spinner="Ranking every pair of texts in every layer (RSA)…")
@@ -94,6 +97,17 @@ def layer_comparison(models: tuple, corpus_id: str, strategy: str | None, level:
     from bertviz_core.model_comparison import compare_layers
 
     return compare_layers(_a, _b, estimator, level, left_out, _rsa(models, corpus_id, strategy, level, _a, _b))
+
+
+@st.cache_data(max_entries=32, show_spinner=f"Recomputing CKA on {RESAMPLES} half-samples of the texts, to tell a "
+                                            "best layer from noise…")
+def match_evidence(models: tuple, corpus_id: str, strategy: str | None, level: str, _a: np.ndarray, _b: np.ndarray,
+                   _text_of: np.ndarray | None) -> MatchEvidence:
+    """Cached ``layer_matches.match_evidence`` of ``_a`` and ``_b`` (keyed as ``layer_comparison``), for both
+    estimators at once, so that changing the estimator recomputes nothing."""
+    from bertviz_core import layer_matches
+
+    return layer_matches.match_evidence(_a, _b, level, _text_of)
 
 
 def identities(key_a: tuple[str, str], key_b: tuple[str, str]) -> tuple:

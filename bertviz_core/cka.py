@@ -21,6 +21,8 @@ which needs n ≥ 4 texts, can be a little below 0, and does not drift upwards o
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy.stats import rankdata
 
@@ -79,32 +81,64 @@ def _layers(array: np.ndarray, name: str, min_rows: int) -> list[np.ndarray]:
     return [array[:, layer] for layer in range(array.shape[1])]
 
 
+def _tables(raw_a: list[np.ndarray], raw_b: list[np.ndarray]) -> dict[bool, tuple[np.ndarray, np.ndarray]]:
+    """{debiased: (CKA table, chance table)} of raw (n, d) layers, the traces shared by both estimators; the
+    debiased tables NaN below ``DEBIASED_MIN_TEXTS`` texts."""
+    xs, ys = [_centred(x) for x in raw_a], [_centred(y) for y in raw_b]
+    n = len(xs[0])
+    cross, self_x, self_y = _cross_traces(xs, ys), _self_traces(xs), _self_traces(ys)
+    rows_x = np.stack([np.einsum("ij,ij->i", x, x) for x in xs])  # each text's squared length, (layers_a, n)
+    rows_y = np.stack([np.einsum("ij,ij->i", y, y) for y in ys])
+    spread_x = np.array([not _constant(x, r) for x, r in zip(xs, raw_a)])
+    spread_y = np.array([not _constant(y, r) for y, r in zip(ys, raw_b)])
+    tables = {}
+    for debiased in (False, True):
+        if debiased and n < DEBIASED_MIN_TEXTS:
+            tables[debiased] = (np.full(cross.shape, np.nan),) * 2
+            continue
+        traces, sx, sy = cross, self_x, self_y
+        expected = np.outer(rows_x.sum(axis=1), rows_y.sum(axis=1)) / (n - 1)  # tr(K) tr(L) / (n-1)
+        if debiased:
+            traces = _unbiased(cross, rows_x, rows_y, n)
+            sx = np.array([_unbiased(self_x[i:i + 1, None], rows_x[i:i + 1], rows_x[i:i + 1], n)[0, 0]
+                           for i in range(len(xs))])
+            sy = np.array([_unbiased(self_y[j:j + 1, None], rows_y[j:j + 1], rows_y[j:j + 1], n)[0, 0]
+                           for j in range(len(ys))])
+            expected = np.zeros(cross.shape)
+        usable = np.outer(spread_x & (sx > 0), spread_y & (sy > 0))
+        scale = np.sqrt(np.where(usable, np.outer(sx, sy), 1.0))
+        tables[debiased] = (np.where(usable, traces / scale, np.nan), np.where(usable, expected / scale, np.nan))
+    return tables
+
+
+def _checked_layers(a: np.ndarray, b: np.ndarray, needed: int = 2,
+                    why: str = "") -> tuple[list[np.ndarray], list[np.ndarray]]:
+    raw_a, raw_b = _layers(a, "a", 1), _layers(b, "b", 1)
+    checks.same_rows(raw_a[0], raw_b[0], "texts in a", "b")
+    if len(raw_a[0]) < needed:
+        raise ValueError(f"CKA compares the relations between texts: it needs at least {needed} texts{why}; there "
+                         f"{'is' if len(raw_a[0]) == 1 else 'are'} {len(raw_a[0])}.")
+    return raw_a, raw_b
+
+
 def cka_matrix(a: np.ndarray, b: np.ndarray, debiased: bool = False) -> np.ndarray:
     """Linear CKA of every layer of ``a`` (n, layers_a, d1) against every layer of ``b`` (n, layers_b, d2), the same
     n texts in the same order: (layers_a, layers_b) float64 in [0, 1] (debiased: may dip a little below 0). NaN
     where a layer holds one point for every text. Needs 2 texts, or 4 when ``debiased``."""
     if not isinstance(debiased, bool | np.bool_):
         raise ValueError(f"debiased must be True or False; it is {checks.shown(debiased)}.")
-    raw_a, raw_b = _layers(a, "a", 1), _layers(b, "b", 1)
-    checks.same_rows(raw_a[0], raw_b[0], "texts in a", "b")
-    if len(raw_a[0]) < (needed := DEBIASED_MIN_TEXTS if debiased else 2):
-        raise ValueError(f"CKA compares the relations between texts: it needs at least {needed} texts"
-                         + (" for the debiased estimator" if debiased else "") + f"; there are {len(raw_a[0])}.")
-    xs, ys = [_centred(x) for x in raw_a], [_centred(y) for y in raw_b]
-    n = len(xs[0])
-    cross, self_x, self_y = _cross_traces(xs, ys), _self_traces(xs), _self_traces(ys)
-    if debiased:
-        rows_x = np.stack([np.einsum("ij,ij->i", x, x) for x in xs])
-        rows_y = np.stack([np.einsum("ij,ij->i", y, y) for y in ys])
-        cross = _unbiased(cross, rows_x, rows_y, n)
-        self_x = np.array([_unbiased(self_x[i:i + 1, None], rows_x[i:i + 1], rows_x[i:i + 1], n)[0, 0]
-                           for i in range(len(xs))])
-        self_y = np.array([_unbiased(self_y[j:j + 1, None], rows_y[j:j + 1], rows_y[j:j + 1], n)[0, 0]
-                           for j in range(len(ys))])
-    usable_x = np.array([not _constant(x, r) for x, r in zip(xs, raw_a)]) & (self_x > 0)
-    usable_y = np.array([not _constant(y, r) for y, r in zip(ys, raw_b)]) & (self_y > 0)
-    scale = np.sqrt(np.outer(np.where(usable_x, self_x, 1.0), np.where(usable_y, self_y, 1.0)))
-    return np.where(np.outer(usable_x, usable_y), cross / scale, np.nan)
+    raw_a, raw_b = _checked_layers(a, b, DEBIASED_MIN_TEXTS if debiased else 2,
+                                   " for the debiased estimator" if debiased else "")
+    return _tables(raw_a, raw_b)[bool(debiased)][0]
+
+
+def cka_tables(a: np.ndarray, b: np.ndarray) -> dict[bool, tuple[np.ndarray, np.ndarray]]:
+    """{debiased: (``cka_matrix`` of a and b, chance)} for both estimators at the cost of one: a (n, layers_a, d1)
+    and b (n, layers_b, d2), n ≥ 2 texts (the debiased tables are NaN below 4). Chance (layers_a, layers_b) is the
+    exact mean CKA over every way of pairing B's rows with A's at random: tr(K) tr(L) / ((n-1) ‖K‖_F ‖L‖_F) with
+    centred kernels for linear CKA (so it grows as n falls), and 0 for the debiased estimator, whose HSIC₁ has
+    mean 0 over the pairings. NaN where a layer holds one point for every text."""
+    return _tables(*_checked_layers(a, b))
 
 
 def linear_cka(x: np.ndarray, y: np.ndarray, debiased: bool = False) -> float:
@@ -143,3 +177,70 @@ def rsa_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     ranks_b = [_cosine_ranks(np.asarray(y, np.float64)) for y in raw_b]
     return np.array([[np.nan if ra is None or rb is None else float(np.clip(ra @ rb, -1.0, 1.0))
                       for rb in ranks_b] for ra in ranks_a])
+
+
+
+@dataclass(frozen=True)
+class _Resampled:
+    """One layer's kernel K (m, m) under R resamples given as weights (R, m), a row's weight the times it is drawn:
+    ``mean`` (R, m) each row's mean kernel value over the resample, ``grand`` (R,) the mean of all, ``diagonal``
+    (R, m) the resample's centred kernel's diagonal (each text's squared length after centring)."""
+
+    kernel: np.ndarray
+    mean: np.ndarray
+    grand: np.ndarray
+    diagonal: np.ndarray
+
+
+def _resampled(x: np.ndarray, weights: np.ndarray, count: np.ndarray) -> _Resampled:
+    x = np.asarray(x, np.float64)
+    kernel = x @ x.T
+    mean = weights @ kernel / count[:, None]
+    grand = np.einsum("ri,ri->r", weights, mean) / count
+    return _Resampled(kernel, mean, grand, np.diag(kernel)[None, :] - 2 * mean + grand[:, None])
+
+
+def _resampled_traces(x: _Resampled, y: _Resampled, weights: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """(2, R): tr(K L) of each resample's centred kernels (a row drawn c times counts as c rows), and its
+    HSIC₁ · n (n-3) (the debiased estimator's): the centring written with weights, so no resampled (m, m) kernel is
+    gathered."""
+    quadratic = np.einsum("ri,ri->r", weights @ (x.kernel * y.kernel), weights)  # Σ cᵢ cⱼ Kᵢⱼ Lᵢⱼ
+    traces = (quadratic - 2 * count * np.einsum("ri,ri,ri->r", weights, x.mean, y.mean)
+              + count ** 2 * x.grand * y.grand)
+    rows = np.einsum("ri,ri,ri->r", weights, x.diagonal, y.diagonal)
+    sums = np.einsum("ri,ri->r", weights, x.diagonal) * np.einsum("ri,ri->r", weights, y.diagonal)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.stack([traces, traces - count / (count - 2) * rows + sums / ((count - 1) * (count - 2))])
+
+
+def cka_replicates(a: np.ndarray, b: np.ndarray, weights: np.ndarray) -> dict[bool, np.ndarray]:
+    """CKA of every layer of ``a`` (m, layers_a, d1) against every layer of ``b`` (m, layers_b, d2) in each of R
+    resamples of the rows, given as ``weights`` (R, m): how many times each row is drawn (a bootstrap, or a cluster
+    bootstrap that draws whole texts of words). {debiased: (R, layers_a, layers_b)} for both estimators, which
+    share the work: each replicate equals ``cka_matrix`` of the resampled arrays, a row drawn twice being two rows.
+    NaN where a resample leaves a layer without spread, or fewer than ``DEBIASED_MIN_TEXTS`` rows (debiased)."""
+    raw_a, raw_b = _layers(a, "a", 1), _layers(b, "b", 1)
+    checks.same_rows(raw_a[0], raw_b[0], "texts in a", "b")
+    weights = checks.numbers(weights, "weights", "(resamples, rows)").astype(np.float64)
+    if weights.ndim != 2 or weights.shape[1] != len(raw_a[0]) or (weights < 0).any():
+        raise ValueError(f"weights must be (resamples, {len(raw_a[0])}) counts of at least 0, one column a row of a "
+                         f"and b; they are {checks.shown(weights)}.")
+    count = weights.sum(axis=1)
+    if (count < 1).any():
+        raise ValueError("Every resample must draw at least one row (a row of weights sums to 0).")
+    side_a = [_resampled(x, weights, count) for x in raw_a]
+    side_b = [_resampled(y, weights, count) for y in raw_b]
+    usable = np.outer([not _constant(_centred(x), x) for x in raw_a], [not _constant(_centred(y), y) for y in raw_b])
+    self_a = np.stack([_resampled_traces(x, x, weights, count) for x in side_a], axis=2)  # (2, R, layers_a)
+    self_b = np.stack([_resampled_traces(y, y, weights, count) for y in side_b], axis=2)
+    cross = np.stack([np.stack([_resampled_traces(x, y, weights, count) for y in side_b], axis=2)
+                      for x in side_a], axis=2)  # (2, R, layers_a, layers_b)
+    scale = self_a[..., :, None] * self_b[..., None, :]
+    replicates = {}
+    for debiased in (False, True):
+        keep = (usable[None] & (scale[int(debiased)] > 0)
+                & (count >= (DEBIASED_MIN_TEXTS if debiased else 2))[:, None, None])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            replicates[debiased] = np.where(keep, cross[int(debiased)] / np.sqrt(np.where(keep, scale[int(debiased)],
+                                                                                            1.0)), np.nan)
+    return replicates

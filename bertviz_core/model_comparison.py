@@ -82,19 +82,6 @@ def compare_layers(a: np.ndarray, b: np.ndarray, estimator: str = "linear CKA", 
                            level, estimator)
 
 
-def best_matches(comparison: LayerComparison) -> pd.DataFrame:
-    """For each of A's layers, B's layer with the highest CKA, that CKA and the RSA of the same pair (NaN rows where
-    A's layer holds one vector for every text)."""
-    checks.instance(comparison, LayerComparison, "comparison", "compare_layers")
-    rows = []
-    for name, values in comparison.cka.iterrows():
-        found = values.notna().any()
-        best = values.idxmax() if found else None
-        rows.append({"A layer": name, "most alike B layer": best, "CKA": values.max() if found else np.nan,
-                     "RSA": comparison.rsa.loc[name, best] if found else np.nan})
-    return pd.DataFrame(rows)
-
-
 def same_model(comparison: LayerComparison) -> bool:
     """Whether the table is that of one model against itself: square, symmetric, 1 along the diagonal."""
     checks.instance(comparison, LayerComparison, "comparison", "compare_layers")
@@ -104,37 +91,6 @@ def same_model(comparison: LayerComparison) -> bool:
     diagonal = np.diag(m)[~np.isnan(np.diag(m))]
     return bool(len(diagonal) and np.allclose(diagonal, 1.0, atol=SAME_MODEL_TOLERANCE)
                 and np.allclose(m, m.T, atol=SAME_MODEL_TOLERANCE, equal_nan=True))
-
-
-def layer_story(comparison: LayerComparison) -> list[str]:
-    """The table in sentences: which of B's layers is most like A's last layer, and along the diagonal (when both
-    models have as many layers) where the two are most and least alike; on few rows, how far to trust it."""
-    checks.instance(comparison, LayerComparison, "comparison", "compare_layers")
-    m, name = comparison.cka, comparison.estimator
-    story = []
-    if same_model(comparison):
-        story.append(f"The same model on both sides: every layer has {name} 1 with itself (the diagonal), as it "
-                     "must. Off the diagonal, the table shows how alike the model's own layers are.")
-    else:
-        last = m.iloc[-1]
-        if last.notna().any():
-            story.append(f"A's last layer is most like B's layer {last.idxmax().split()[1]} ({name} "
-                         f"{last.max():.2f}).")
-        if m.shape[0] == m.shape[1]:
-            diagonal = pd.Series(np.diag(m.to_numpy()), index=range(m.shape[0])).dropna()
-            if len(diagonal) > 1:
-                story.append(f"Layer for layer, the two are most alike at layer {diagonal.idxmax()} "
-                             f"({diagonal.max():.2f}) and least alike at layer {diagonal.idxmin()} "
-                             f"({diagonal.min():.2f}).")
-    if m.isna().any().any():
-        story.append("Blank cells: a layer that gives the same vector for every text (e.g. [CLS] at the embedding "
-                     "layer) holds no relations between texts, so CKA and RSA are undefined there.")
-    if comparison.rows < FEW_ROWS:
-        unit = "texts" if comparison.level == "sentences" else "words"
-        story.append(f"Only {comparison.rows} {unit}: with fewer than {FEW_ROWS}, linear CKA drifts upwards (two "
-                     "unrelated representations score well above 0) and debiased CKA is noisy (it can fall far "
-                     "below 0). Read the pattern, not the values, or give more texts.")
-    return story
 
 
 def colour_range(comparison: LayerComparison) -> tuple[float, float]:

@@ -7,16 +7,15 @@ from bertviz_core.cka import DEBIASED_MIN_TEXTS
 from bertviz_core.model_comparison import (
     ESTIMATORS,
     LEVELS,
-    best_matches,
     LAYER_STRATEGIES,
     colour_range,
     comparison_title,
-    layer_story,
     nearest_side_by_side,
     similarity_pair,
     text_choices,
     word_pieces,
 )
+from bertviz_core.layer_matches import best_matches, layer_story
 from bertviz_core.pooling import POOLINGS
 from ui import (
     chart,
@@ -39,6 +38,7 @@ from ui_compare_models import (
     cut_warnings,
     identities,
     layer_comparison,
+    match_evidence,
     pick_model_b,
     pooled_pair,
     tokenization_table,
@@ -77,19 +77,21 @@ st.caption(f"**A** = {literal(info_a.name)} ({info_a.num_layers} layers, {info_a
 cut_warnings(key_a, key_b, texts)
 pooled_a, pooled_b = pooled_pair(key_a, key_b, texts)
 if level == "sentences":
-    a, b, left_out, read = pooled_a[strategy], pooled_b[strategy], 0, len(texts)
+    a, b, left_out, read, text_of = pooled_a[strategy], pooled_b[strategy], 0, len(texts), None
 else:
-    a, b, left_out, read = aligned_pair(key_a, key_b, texts)
+    a, b, left_out, read, text_of = aligned_pair(key_a, key_b, texts)
 comparison = or_stop(lambda: layer_comparison(identities(key_a, key_b), corpus_digest(texts),
                                               strategy if level == "sentences" else None, level, estimator, a, b,
                                               left_out))
-st.info("  \n".join(layer_story(comparison)), icon="🪞")
+evidence = match_evidence(identities(key_a, key_b), corpus_digest(texts), strategy if level == "sentences" else None,
+                          level, a, b, text_of)
+st.info("  \n".join(layer_story(comparison, evidence)), icon="🪞")
 left, right = columns(2)
 titles = comparison_title(comparison, strategy, read, len(texts))
 chart(figures.table_heatmap(comparison.cka, titles.cka, zrange=colour_range(comparison)), key="cm_cka", container=left)
 chart(figures.table_heatmap(comparison.rsa, titles.rsa, zrange=(-1, 1), colorscale="RdBu", zmid=0),
       key="cm_rsa", container=right)
-matches = best_matches(comparison)
+matches = best_matches(comparison, evidence)
 table(matches, key="cm_matches")
 d1, d2, d3 = columns(3)
 with d1:

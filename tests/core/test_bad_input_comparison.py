@@ -9,6 +9,7 @@ import pytest
 from bad_input import CORPUS, NAN, OK, Case, check, nan_rows
 
 from bertviz_core import cka
+from bertviz_core import layer_matches as lm
 from bertviz_core import model_comparison as mc
 from bertviz_core import twin
 from bertviz_core import word_alignment as wa
@@ -23,6 +24,17 @@ def constant_layer(c: SimpleNamespace) -> np.ndarray:
 
 def layers(c: SimpleNamespace) -> mc.LayerComparison:
     return mc.compare_layers(c.per_layer, c.per_layer[:, :2, ::-1])
+
+
+def evidence(c: SimpleNamespace) -> lm.MatchEvidence:
+    return lm.match_evidence(c.per_layer, c.per_layer[:, :2, ::-1])
+
+
+def halves(rows: int) -> np.ndarray:
+    """(3, rows) weights: three resamples, each drawing rows 0, 2, 4, … once and row 1 twice."""
+    weights = np.zeros((3, rows))
+    weights[:, ::2], weights[:, 1] = 1, 2
+    return weights
 
 
 CASES: dict[str, Case] = {
@@ -57,6 +69,23 @@ CASES: dict[str, Case] = {
     "word_alignment.aligned_words: max_units -1": Case(lambda c: wa.aligned_words(c.b, c.t, CORPUS, None, -1)),
     # the untrained twin
     "twin.untrained_twin: a folder without a model": Case(lambda c: twin.untrained_twin(c.tmp, cache=c.tmp / "twins")),
+    "cka.cka_tables: one text": Case(lambda c: cka.cka_tables(c.per_layer[:1], c.per_layer[:1])),
+    "cka.cka_tables: other texts": Case(lambda c: cka.cka_tables(c.per_layer[:5], c.per_layer)),
+    "cka.cka_tables: 3 texts, too few for the debiased estimator": Case(
+        lambda c: cka.cka_tables(c.per_layer[:3], c.per_layer[:3]), NAN),
+    "cka.cka_tables: both estimators": Case(lambda c: cka.cka_tables(c.per_layer, c.per_layer[:, :, :5]), OK),
+    "cka.cka_replicates: weights None": Case(lambda c: cka.cka_replicates(c.per_layer, c.per_layer, None)),
+    "cka.cka_replicates: weights of other rows": Case(lambda c: cka.cka_replicates(c.per_layer, c.per_layer,
+                                                                                  halves(5))),
+    "cka.cka_replicates: negative weights": Case(lambda c: cka.cka_replicates(c.per_layer, c.per_layer,
+                                                                             -halves(20))),
+    "cka.cka_replicates: a resample of nothing": Case(lambda c: cka.cka_replicates(c.per_layer, c.per_layer,
+                                                                                  np.zeros((2, 20)))),
+    "cka.cka_replicates: other texts": Case(lambda c: cka.cka_replicates(c.per_layer[:5], c.per_layer, halves(5))),
+    "cka.cka_replicates: NaN": Case(lambda c: cka.cka_replicates(nan_rows(20, 24).reshape(20, 3, 8), c.per_layer,
+                                                                 halves(20))),
+    "cka.cka_replicates: a constant layer": Case(lambda c: cka.cka_replicates(constant_layer(c), c.per_layer,
+                                                                              halves(20)), NAN),
     "twin.untrained_twin: seed -1": Case(lambda c: twin.untrained_twin(c.tmp, -1, cache=c.tmp / "twins")),
     # the page's views
     "model_comparison.compare_layers: estimator unknown": Case(lambda c: mc.compare_layers(c.per_layer, c.per_layer, "CKA")),
@@ -70,12 +99,26 @@ CASES: dict[str, Case] = {
         lambda c: mc.compare_layers(c.per_layer, c.per_layer, rsa=mc.rsa_table(c.per_layer[:, :2], c.per_layer))),
     "model_comparison.rsa_table: 2 texts": Case(lambda c: mc.rsa_table(c.per_layer[:2], c.per_layer[:2])),
     "model_comparison.rsa_table: level unknown": Case(lambda c: mc.rsa_table(c.per_layer, c.per_layer, "tokens")),
-    "model_comparison.best_matches: None": Case(lambda c: mc.best_matches(None)),
-    "model_comparison.best_matches: a table": Case(lambda c: mc.best_matches(layers(c)), OK),
+    "layer_matches.match_evidence: None": Case(lambda c: lm.match_evidence(None, c.per_layer)),
+    "layer_matches.match_evidence: other texts": Case(lambda c: lm.match_evidence(c.per_layer[:5], c.per_layer)),
+    "layer_matches.match_evidence: level unknown": Case(lambda c: lm.match_evidence(c.per_layer, c.per_layer,
+                                                                                    "tokens")),
+    "layer_matches.match_evidence: text_of out of order": Case(
+        lambda c: lm.match_evidence(c.per_layer, c.per_layer, "words", np.arange(20)[::-1])),
+    "layer_matches.match_evidence: text_of of other rows": Case(
+        lambda c: lm.match_evidence(c.per_layer, c.per_layer, "words", np.arange(5))),
+    "layer_matches.match_evidence: a constant layer": Case(lambda c: lm.match_evidence(constant_layer(c), c.per_layer),
+                                                           NAN),
+    "layer_matches.best_matches: None": Case(lambda c: lm.best_matches(None, evidence(c))),
+    "layer_matches.best_matches: no evidence": Case(lambda c: lm.best_matches(layers(c), None)),
+    "layer_matches.best_matches: evidence of other vectors": Case(
+        lambda c: lm.best_matches(layers(c), lm.match_evidence(c.per_layer, c.per_layer))),
+    "layer_matches.best_matches: a table": Case(lambda c: lm.best_matches(layers(c), evidence(c)), OK),
+    "layer_matches.layer_story: None": Case(lambda c: lm.layer_story(None, evidence(c))),
+    "layer_matches.layer_story: a table": Case(lambda c: lm.layer_story(layers(c), evidence(c)), OK),
     "model_comparison.colour_range: None": Case(lambda c: mc.colour_range(None)),
     "model_comparison.colour_range: a table": Case(lambda c: mc.colour_range(layers(c)), OK),
     "model_comparison.same_model: None": Case(lambda c: mc.same_model(None)),
-    "model_comparison.layer_story: None": Case(lambda c: mc.layer_story(None)),
     "model_comparison.comparison_title: None": Case(lambda c: mc.comparison_title(None, "mean", 3, 3)),
     "model_comparison.word_pieces: text None": Case(lambda c: mc.word_pieces(None, *c.b.inputs(["a"] * 2))),
     "model_comparison.word_pieces: an input None": Case(lambda c: mc.word_pieces("a b", None, None)),

@@ -142,3 +142,40 @@ def test_on_the_bundled_model_each_layer_is_most_like_itself_and_its_neighbours(
     np.testing.assert_allclose(np.diag(m), 1.0, atol=1e-9)
     np.testing.assert_allclose(m, m.T, atol=1e-9)
     assert all(m[i, i + 1] > m[i, min(i + 3, 6)] - 1e-9 for i in range(5))  # similarity falls with distance
+
+
+def test_replicates_equal_cka_of_the_resampled_arrays_repeated_rows_and_all() -> None:
+    a, b = RNG.normal(size=(25, 3, 12)), RNG.normal(size=(25, 2, 7))
+    b[:, :, :7] += a[:, 1:, :7]
+    b[:, 0] *= np.linspace(0.5, 3, 7)  # unequal axes, so the layers differ
+    drawn = RNG.integers(0, 25, size=(6, 25))  # with replacement: repeated rows count twice
+    halves = np.argsort(RNG.random((4, 25)), axis=1)[:, :12]  # and without: half of the rows
+    for rows in (*drawn, *halves):
+        weights = np.bincount(rows, minlength=25)[None].astype(float)
+        found = cka.cka_replicates(a, b, weights)
+        for debiased in (False, True):
+            np.testing.assert_allclose(found[debiased][0], cka_matrix(a[rows], b[rows], debiased), atol=1e-10)
+
+
+def test_replicates_of_a_constant_layer_or_too_few_rows_are_nan() -> None:
+    a = RNG.normal(size=(10, 2, 6))
+    a[:, 0] = a[0, 0]
+    weights = np.zeros((2, 10))
+    weights[0], weights[1, :3] = 1, 1  # all ten rows; then three, too few for the debiased estimator
+    found = cka.cka_replicates(a, a, weights)
+    assert np.isnan(found[False][:, 0]).all() and np.isnan(found[False][:, :, 0]).all()
+    np.testing.assert_allclose(found[False][:, 1, 1], 1.0)
+    assert found[True][0, 1, 1] == pytest.approx(1.0) and np.isnan(found[True][1, 1, 1])
+
+
+def test_chance_is_the_mean_over_every_random_pairing_of_the_texts() -> None:
+    a = RNG.normal(size=(7, 2, 3)) * [1.0, 3.0, 5.0]
+    b = RNG.normal(size=(7, 1, 4)) * [1.0, 2.0, 6.0, 1.0]
+    b[:, 0, :3] += a[:, 1]  # related, so that the pairing matters
+    tables = cka.cka_tables(a, b)
+    for debiased in (False, True):
+        np.testing.assert_allclose(tables[debiased][0], cka_matrix(a, b, debiased), atol=1e-12)
+        over_pairings = np.mean([cka_matrix(a, b[list(order)], debiased) for order in permutations(range(7))],
+                                axis=0)  # all 5,040
+        np.testing.assert_allclose(tables[debiased][1], over_pairings, atol=1e-12)
+    assert tables[False][1].min() > 0.1  # linear CKA of texts paired at random is far from 0 on 7 texts
