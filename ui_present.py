@@ -22,6 +22,7 @@ GRID_PX = 330  # a grid of scatters' panels in presentation mode; its legend tak
 FONT_PX = 16  # presentation mode's chart text
 TITLE_PX = 20
 MIN_FONT_PX = 14  # no chart text smaller in presentation mode, whatever a figure asked for
+LINE_PX = FONT_PX + 8  # a line of presentation mode's chart text, with the room it needs above and below
 TITLE_CHARS = {False: 56, True: 40}  # a title line's most characters (normal, presentation): past them it wraps
 # The main column's width at 853 CSS px (normal: beside the open sidebar) and a title's font, in px; a
 # title character is taken as 0.55 em (measured: 0.43 on average), so a line fits with room to spare.
@@ -141,3 +142,19 @@ def present(figure: Any) -> None:
     figure.update_traces(textfont=dict(size=MIN_FONT_PX), colorbar=dict(nticks=3), selector=dict(type="heatmap"))
     if layout.height is None or layout.height > CHART_PX:
         figure.update_layout(height=CHART_PX)
+
+
+def thin_point_labels(figure: Any) -> None:
+    """Points labelled down a column (a scatter's text, one row a point, e.g. the tokens of ``pair_figures``)
+    keep every k-th label when more rows than fit the plot's height would lie on each other; the hover still
+    names every point. Called once the title has wrapped (its margin is final); a legend takes two lines."""
+    margin = figure.layout.margin
+    legend = 2 * LINE_PX if any(trace.showlegend is not False for trace in figure.data) else 0
+    room = (figure.layout.height or CHART_PX) - (margin.t or 80) - (margin.b or 80) - legend
+    fits = max(int(room // LINE_PX), 1)
+    for trace in figure.data:
+        labels = list(trace.text) if trace.type == "scatter" and trace.text is not None and trace.y is not None \
+            and "text" in (trace.mode or "") else []
+        if len(labels) > fits:
+            every = -(-len(labels) // fits)
+            trace.text = [label if i % every == 0 else "" for i, label in enumerate(labels)]

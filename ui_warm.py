@@ -78,6 +78,19 @@ def _reference() -> tuple[tuple[str, ...], str]:
     return reference, corpus_digest(reference)
 
 
+def _default_pair(key: Key, info: ModelInfo) -> object:
+    """Why similar's default attribution and MaxSim pairs."""
+    from bertviz_core.attribution import DEFAULT_STEPS, default_at_layer
+    from bertviz_core.token_pairs import DEFAULT_PAIR
+    from ui.results import model_of
+    from ui_why_similar import attribution, maxsim
+
+    layer = info.num_layers
+    maxsim(key, model_of(key), *DEFAULT_PAIR, layer, False)
+    return attribution(key, *DEFAULT_PAIR, "mean", layer, default_at_layer(layer), DEFAULT_STEPS, "[PAD]", False,
+                       show_progress=False)
+
+
 def _tutorial() -> tuple[str, ...]:
     from bertviz_core.corpora import TUTORIAL
 
@@ -101,6 +114,7 @@ WARM_STEPS: dict[str, Steps] = {  # name -> (model key, info) -> the calls that 
     "reference corpus contextuality": lambda key, info: [lambda: corpus_contextuality(
         key, _reference()[1], token_index(key, _reference()[1], _reference()[0]))],
     "probe grid": _probe_grid,
+    "default pair attributed": lambda key, info: [lambda: _default_pair(key, info)],
 }
 
 

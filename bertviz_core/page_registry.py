@@ -81,6 +81,10 @@ PAGES: tuple[PageEntry, ...] = (
               "Which layers of two models represent the same texts alike? The bundled model against its untrained "
               "twin shows what pre-training built: CKA and RSA of every layer pair, and the same texts side by side",
               token_budget=POOLED_TOKENS, warm_up=("news corpus pooled",), built_in_corpus="news topics"),
+    PageEntry("pages/why_similar.py", "Why similar", "🔗",
+              "Why are two sentences similar? The cosine of their vectors split into token × token shares "
+              "(integrated Jacobians), and each token's most alike token in the other sentence",
+              warm_up=("default pair attributed",)),
 )
 
 

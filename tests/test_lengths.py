@@ -65,7 +65,7 @@ def test_every_page_that_cuts_text_says_so(entry) -> None:  # noqa: ANN001 - a P
 def test_every_page_that_takes_text_gives_a_long_one() -> None:
     """A page with a text box or an uploader must say, in its checks, how a user gives it a long text."""
     for entry in PAGES:
-        takes_text = any(kind in (ROOT / entry.file).read_text() for kind in ("st.text_area(", "st.text_input(",
+        takes_text = any(kind in (ROOT / entry.file).read_text() for kind in (".text_area(", ".text_input(",
                                                                             "corpus_source("))
         assert bool(checks(entry).long_text) == takes_text, entry.file
 

@@ -149,6 +149,8 @@ def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
     ui_present.wrap_title(figure, ui_present.title_chars(shown, container), ui_present.TITLE_PX + 4 if shown else 20,
                           ui_present.CHART_PX if shown else None)
     ui_present.level_ticks(figure)
+    if shown:
+        ui_present.thin_point_labels(figure)
     height, width = layout.height or 450, layout.width or 1100
     picture = st.session_state.get("picture_format", "png")
     config = {"toImageButtonOptions": {"format": picture, "filename": key, "height": height, "width": width,

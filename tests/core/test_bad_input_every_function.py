@@ -10,11 +10,12 @@ from test_bad_input_comparison import CASES as COMPARISON
 from test_bad_input_grids import CASES as GRIDS
 from test_bad_input_measures import CASES as MEASURES
 from test_bad_input_model import CASES as MODEL
+from test_bad_input_pairs import CASES as PAIRS
 
 from bertviz_core import Encoder
 
 
-CASES = {**MODEL, **MEASURES, **GRIDS, **COMPARISON}
+CASES = {**MODEL, **MEASURES, **GRIDS, **COMPARISON, **PAIRS}
 
 # Public functions without a case, and why none is needed.
 EXEMPT: dict[str, str] = {
@@ -51,6 +52,8 @@ EXEMPT: dict[str, str] = {
        for name in ("max_length", "config_value", "checkpoint_keys")},
     "Encoder.eager_model": "takes no argument",
     "Encoder.mlm_head": "takes no argument (the 'without a head' error is a logit_lens case)",
+    "pair_figures.pair_lines_figure": "draws the (checked) result of attribution.pair_attribution and "
+                                      "token_pairs.maxsim_pairs; it computes no number",
     "encoder.record": "writes a log line for tests and benchmarks; no user input",
     "encoding.trim_offset": "trims the offsets the tokenizer gave, inside the Encoder",
     "token_index.index_rows": "builds token_index's rows from its own tokenizer output",

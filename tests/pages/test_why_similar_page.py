@@ -1,0 +1,84 @@
+"""AppTest of the Why similar page: the default pair's attribution and MaxSim pairs equal the core's, settings reach
+the core, and bad input (an empty side, texts over the model's length and over the attribution's) says what to do."""
+from __future__ import annotations
+
+import numpy as np
+from conftest import chart, chart_title, open_page, plotly_array, table
+from page_checks import LONG, PageChecks, choose, typed
+
+from bertviz_core import Encoder
+from bertviz_core.attribution import MAX_TOKENS, pair_attribution
+from bertviz_core.token_pairs import DEFAULT_PAIR, attribution_title, maxsim_pairs
+
+CHECKS = PageChecks(
+    timed_change=("reference", "", choose("Reference", ("[MASK]", "[PAD]"))),
+    long_text=(typed("text_area", "wy_first", LONG),),
+    shared_query="wy_first=The+cat+sat+on+the+mat.&wy_second=A+dog+lay+on+the+rug.&wy_strategy=max&wy_layer=5"
+                 "&wy_at=2&wy_steps=4&wy_reference=%5BMASK%5D",
+    visit=lambda words: {"wy_first": words(12), "wy_second": words(12)},
+)
+
+PAGE = "pages/why_similar.py"
+
+
+def matrix(at) -> np.ndarray:  # noqa: ANN001
+    return plotly_array(chart(at, "wy_matrix")["data"][0]["z"]).astype(float)
+
+
+def test_the_default_pair_equals_the_core(bundled: Encoder) -> None:
+    at = open_page(PAGE)
+    expected = pair_attribution(bundled, *DEFAULT_PAIR)
+    np.testing.assert_allclose(matrix(at), expected.matrix, atol=1e-5)
+    assert chart_title(chart(at, "wy_matrix")).replace("<br>", " ") == attribution_title(expected)
+    story = " ".join(i.value for i in at.info)
+    assert f"Cosine **{expected.score:.3f}**" in story and "from the token pairs" in story
+    shown = table(at, "wy_maxsim")
+    core = maxsim_pairs(bundled, *DEFAULT_PAIR)
+    assert shown[["text", "position", "partner position"]].values.tolist() == \
+        core[["text", "position", "partner position"]].values.tolist()
+    np.testing.assert_allclose(shown["cosine"].astype(float), core["cosine"], atol=1e-3)  # shown to 3 decimals
+    lines = chart(at, "wy_lines")["data"]
+    assert [trace["name"] for trace in lines][2:] == ["MaxSim from the first text", "MaxSim from the second text"]
+
+
+def test_settings_reach_the_core(bundled: Encoder) -> None:
+    at = open_page(PAGE)
+    at.text_area(key="wy_first").set_value("The cat sat on the mat.").run()
+    at.text_area(key="wy_second").set_value("A dog lay on the rug.").run()
+    at.selectbox(key="wy_strategy").set_value("max").run()
+    at.slider(key="wy_layer").set_value(5).run()
+    at.slider(key="wy_at").set_value(2).run()
+    at.select_slider(key="wy_steps").set_value(4).run()
+    at.radio(key="wy_reference").set_value("[MASK]").run()
+    assert not at.exception
+    expected = pair_attribution(bundled, "The cat sat on the mat.", "A dog lay on the rug.", "max", 5, 4, "[MASK]", 2)
+    np.testing.assert_allclose(matrix(at), expected.matrix, atol=1e-5)
+
+
+def test_an_empty_side_says_what_is_missing() -> None:
+    at = open_page(PAGE)
+    at.text_area(key="wy_second").set_value("   ").run()
+    assert not at.exception
+    assert "The second text is empty" in " ".join(e.value for e in at.error)
+    assert not any(key == "wy_matrix" for key in chart_keys(at))
+
+
+def chart_keys(at) -> list[str]:  # noqa: ANN001
+    from conftest import charts
+
+    return list(charts(at))
+
+
+def test_a_long_text_is_refused_with_its_cost_and_cut_on_request() -> None:
+    at = open_page(PAGE)
+    at.text_area(key="wy_first").set_value(LONG).run()
+    assert not at.exception
+    assert "longer than the model's" in " ".join(w.value for w in at.warning)
+    refusal = " ".join(e.value for e in at.error)
+    assert "512 tokens" in refusal and "square of the length" in refusal
+    at.slider(key="wy_at").set_value(5).run()
+    at.select_slider(key="wy_steps").set_value(2).run()
+    at.checkbox(key="wy_cut").check().run()
+    assert not at.exception and not at.error
+    assert len(matrix(at)) == MAX_TOKENS
+    assert f"cut to keep each text within {MAX_TOKENS} tokens" in " ".join(i.value for i in at.info)
