@@ -34,6 +34,9 @@ DEFAULT_STEPS = 8
 MAX_TOKENS = 128  # a side longer than this is refused with its cost, or cut (``cut=True``)
 CHUNK_TOKENS = 4096  # tokens per forward-mode pass: (rows × tokens) of one batch
 PAIR_STRATEGIES: tuple[str, ...] = tuple(name for name, p in POOLINGS.items() if p.per_layer)
+# torch allows one forward-mode level per process, whatever the thread: sessions attributing at once take turns,
+# one batch of passes each
+_DUAL_LEVEL = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -200,7 +203,7 @@ class _Side:
             primal = self.reference_states + alphas[:, None, None] * delta  # (rows, T, H)
             tangent = torch.zeros_like(primal)
             tangent[range(len(chunk)), [i for _, _, i in chunk]] = delta[[i for _, _, i in chunk]]
-            with forward_ad.dual_level():
+            with _DUAL_LEVEL, forward_ad.dual_level():
                 found = self.run(self.ids, forward_ad.make_dual(primal, tangent), strategy, layer)
                 derivative = forward_ad.unpack_dual(found).tangent  # None where no derivative flows through
             if derivative is None:

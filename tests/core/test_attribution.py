@@ -155,3 +155,14 @@ def test_a_model_whose_layers_pass_no_gradient_is_refused(tiny: Encoder) -> None
     finally:
         for handle in handles:
             handle.remove()
+
+
+def test_two_sessions_attributing_at_once_both_get_their_own_result(bundled: Encoder) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    pairs = [(FIRST, SECOND), ("The cat sat on the mat.", "A dog lay on the rug.")]
+    alone = [pair_attribution(bundled, *pair, steps=2) for pair in pairs]
+    with ThreadPoolExecutor(2) as pool:  # torch allows one forward-mode level per process
+        together = list(pool.map(lambda pair: pair_attribution(bundled, *pair, steps=2), pairs * 2))
+    for found, expected in zip(together, alone * 2):
+        np.testing.assert_allclose(found.matrix, expected.matrix, atol=1e-6)
