@@ -16,8 +16,11 @@ if TYPE_CHECKING:
     from bertviz_core.attribution import PairAttribution
     from bertviz_core.models import ModelInfo
 
-# Attributions of every session, by (model identity, texts, settings): each is a few KB, but takes seconds.
-_KEPT: cachetools.LRUCache = cachetools.LRUCache(maxsize=64)
+# Attributions of every session, by (model identity, texts, settings), bounded by their arrays' bytes: two
+# 20-token texts hold ~130 KB (each token's vector), two cut to 128 tokens ~0.9 MB; each took seconds.
+KEPT_BYTES = 16 << 20
+_KEPT: cachetools.LRUCache = cachetools.LRUCache(maxsize=KEPT_BYTES, getsizeof=lambda r: (
+    r.matrix.nbytes + r.first_vectors.nbytes + r.second_vectors.nbytes))
 _KEPT_LOCK = threading.Lock()
 
 
