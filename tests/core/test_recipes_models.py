@@ -10,6 +10,7 @@ from test_recipes import run
 
 from bertviz_core import Encoder, load_encoder, recipes
 from bertviz_core.cka import cka_matrix
+from bertviz_core.model_comparison import LAYER_STRATEGIES
 from bertviz_core.models import UNTRAINED_TWIN
 from bertviz_core.pooling import POOLINGS
 from bertviz_core.word_alignment import aligned_words
@@ -24,6 +25,17 @@ def test_the_sentence_recipe_gives_the_pages_matrix(bundled: Encoder, debiased: 
     code = recipes.compare_models(bundled.info, twin.info, f"texts = {TEXTS!r}\n", POOLINGS["max"].code, debiased)
     expected = cka_matrix(bundled.embed(TEXTS, ["max"])["max"], twin.embed(TEXTS, ["max"])["max"], debiased)
     np.testing.assert_allclose(run(code)["matrix"], expected, atol=1e-5)
+
+
+@pytest.mark.parametrize("strategy", LAYER_STRATEGIES)
+def test_the_sentence_recipe_gives_the_pages_matrix_for_every_pooling(bundled: Encoder, strategy: str) -> None:
+    twin = load_encoder(UNTRAINED_TWIN, device="cpu")
+    code = recipes.compare_models(bundled.info, twin.info, f"texts = {TEXTS!r}\n", POOLINGS[strategy].code, False)
+    expected = cka_matrix(bundled.embed(TEXTS, [strategy])[strategy], twin.embed(TEXTS, [strategy])[strategy])
+    found = run(code)["matrix"]
+    shown = np.isfinite(expected)  # the page leaves a constant layer's cells blank; the recipe prints NaN or noise
+    assert shown.sum() >= expected.size - 2 * expected.shape[0]
+    np.testing.assert_allclose(found[shown], expected[shown], atol=1e-5)
 
 
 @pytest.mark.parametrize("debiased", [False, True])
