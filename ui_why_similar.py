@@ -71,11 +71,12 @@ def cut_notice(key: tuple[str, str], first: str, second: str) -> None:
                          numbered=True))
 
 
-def attribution_code(info: ModelInfo, result: PairAttribution, first: str, second: str) -> str:
-    """The plain transformers code that reproduces the matrix shown."""
+def attribution_code(info: ModelInfo, result: PairAttribution, first: str, second: str, cut: bool) -> str:
+    """The plain transformers code that reproduces the matrix shown (``cut``: the page's cut is on)."""
     from bertviz_core import recipes
-    from bertviz_core.attribution import REFERENCES
+    from bertviz_core.attribution import MAX_TOKENS, REFERENCES
     from bertviz_core.pooling import POOLINGS
 
     return recipes.pair_attribution(info, first, second, POOLINGS[result.strategy].code, result.layer,
-                                    result.at_layer, result.steps, REFERENCES[result.reference], result.layer_class)
+                                    result.at_layer, result.steps, REFERENCES[result.reference], result.layer_class,
+                                    MAX_TOKENS if cut else None)

@@ -32,7 +32,7 @@ from bertviz_core.pooling import POOLINGS, BatchStates
 REFERENCES: dict[str, str] = {"[PAD]": "pad_token", "[MASK]": "mask_token"}  # name: the tokenizer's attribute
 DEFAULT_STEPS = 8
 MAX_TOKENS = 128  # a side longer than this is refused with its cost, or cut (``cut=True``)
-CHUNK_TOKENS = 4096  # tokens per forward-mode pass: (rows × tokens) of one batch
+CHUNK_TOKENS = 1024  # tokens per batch of forward-mode passes (rows × tokens): the progress moves after each
 PAIR_STRATEGIES: tuple[str, ...] = tuple(name for name, p in POOLINGS.items() if p.per_layer)
 # torch allows one forward-mode level per process, whatever the thread: sessions attributing at once take turns,
 # one batch of passes each
@@ -149,10 +149,12 @@ def side_input(enc: Encoder, text: str, name: str, cut: bool) -> tuple[ModelInpu
     if over <= 0:
         return item, 0
     if not cut:
-        raise ValueError(f"{name} has {len(item.ids)} tokens. Attribution takes one forward-mode pass per token and "
-                         f"step, each over the whole text, so its cost grows with the square of the length: "
-                         f"{len(item.ids)} tokens cost about {(len(item.ids) / 20) ** 2:,.0f} times a 20-token "
-                         f"sentence. Cut both texts to their first {MAX_TOKENS} tokens (cut=True), or shorten them.")
+        read = f"the {len(item.ids)} tokens the model reads of it" if item.dropped else f"{len(item.ids)} tokens"
+        raise ValueError(f"{name} is too long to attribute: {read}. Attribution takes one forward-mode pass per "
+                         f"token and step, each over the whole text, so its cost grows with the square of the "
+                         f"length: {len(item.ids)} tokens cost about {(len(item.ids) / 20) ** 2:,.0f} times a 20-token "
+                         f"sentence. Cut texts longer than {MAX_TOKENS} tokens to their first {MAX_TOKENS} "
+                         "(cut=True), or shorten them.")
     keep = list(range(MAX_TOKENS - 1)) + [len(item.ids) - 1]
     pick = {field: [getattr(item, field)[i] for i in keep] for field in
             ("tokens", "ids", "segments", "sequences", "offsets", "word_ids", "special")}

@@ -22,11 +22,11 @@ LEVELS: dict[str, str] = {"sentences": "one pooled vector per text",
 RSA_ROWS = 1_000  # RSA ranks n (n-1)/2 pairs per layer: on larger corpora, the first this many texts
 # Strategies with a vector at every layer: CKA compares layers (their registry order; none needs a pooler)
 LAYER_STRATEGIES: tuple[str, ...] = tuple(name for name, pooling in POOLINGS.items() if pooling.per_layer)
-SAME_MODEL_TOLERANCE = 1e-6
+SAME_MODEL_TOLERANCE = 1e-6  # a diagonal this close to 1 and a symmetric table: one model on both sides
 FEW_ROWS = 50  # fewer texts (or words) than this: the story says how little to trust the values
 SIDE_TEXTS = 10  # texts in the side-by-side similarity matrices
 LABEL_CHARS = 32  # of a text, in the key to those matrices' numbers
-CHOICE_CHARS = 60  # of a text, in the text picker  # a diagonal this close to 1 and a symmetric table: one model on both sides
+CHOICE_CHARS = 60  # of a text, in the text picker
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,8 @@ def word_pieces(text: str, first: ModelInput, second: ModelInput) -> pd.DataFram
                          "model B pieces": [" · ".join(second.tokens[p] for p in u.second) for u in units]})
 
 
-def tokenization_summary(texts: Sequence[str], items: Sequence[ModelInput], unknown: str | None) -> dict[str, float | int]:
+def tokenization_summary(texts: Sequence[str], items: Sequence[ModelInput],
+                         unknown: str | None) -> dict[str, float | int]:
     """One model's tokenization of ``texts`` (``items``, its ``Encoder.inputs(texts)``): tokens per text (specials
     left out), pieces per word (words as ``word_alignment`` finds them in the text, the same for both models), the
     share of ``unknown`` pieces and the tokens truncation dropped."""

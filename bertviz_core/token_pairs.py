@@ -48,27 +48,26 @@ def attribution_story(result: PairAttribution) -> list[str]:
     """The matrix in sentences: how the score splits (references, token pairs, error), and the pairs that add
     and take away most."""
     r = checks.instance(result, PairAttribution, "result", "pair_attribution")
-    pairs = r.score - r.reference_score
     share = abs(r.error) / max(abs(r.score), 1e-12)
-    story = [f"Cosine **{r.score:.3f}** = {pairs:+.3f} from the token pairs (the matrix's sum, {r.matrix.sum():+.3f}, "
-             f"up to the completeness error {r.error:+.2g}: {share:.2%} of the score with {r.steps} steps) and "
-             f"{r.reference_score:+.3f} that the {r.reference} references account for (each text's cosine with the "
-             "other's reference, less the references' own)."]
+    story = [f"Cosine **{r.score:.3f}** = **{r.matrix.sum():+.3f}** from the token pairs (the matrix's sum) "
+             f"**{r.reference_score:+.3f}** from the references {-r.error:+.2g} integration error ({share:.2%} of "
+             f"the score, {r.steps} steps). The references are the two texts with every token but the special ones "
+             f"set to {r.reference}; their part, s(ref A, B) + s(A, ref B) − s(ref A, ref B), is what the cosine "
+             "owes to them, not to the tokens (large when the two references lie close together)."]
     if share > ERROR_SHARE:
         story.append(f"The error is over {ERROR_SHARE:.0%} of the score: raise the steps before reading the "
                      "cells.")
     order = np.argsort(r.matrix, axis=None)
-    named = []
-    for label, picks in (("add most", order[::-1][:TOP_PAIRS]), ("take away most", order[:TOP_PAIRS])):
+    for label, picks, sign in (("add most", order[::-1][:TOP_PAIRS], 1), ("take away most", order[:TOP_PAIRS], -1)):
         cells = [np.unravel_index(k, r.matrix.shape) for k in picks]
-        cells = [(i, j) for i, j in cells if (r.matrix[i, j] > 0) == (label == "add most")]
-        if cells:
-            listed = (f"“{r.first_tokens[i]}”–“{r.second_tokens[j]}” ({r.matrix[i, j]:+.3g})"
-                      for i, j in cells)
-            named.append(f"The pairs that {label}: " + ", ".join(listed) + ".")
-    story += named
+        cells = [(i, j) for i, j in cells if sign * r.matrix[i, j] > 0]
+        listed = ", ".join(f"“{i} · {r.first_tokens[i]}”–“{j} · {r.second_tokens[j]}” ({r.matrix[i, j]:+.3g})"
+                           for i, j in cells)
+        story.append(f"The pairs that {label}: {listed}." if cells else
+                     f"No pair {'adds to' if sign > 0 else 'takes away from'} the cosine.")
     if r.cut:
-        story.append(f"{r.cut} tokens were cut to keep each text within {MAX_TOKENS} tokens.")
+        story.append(f"To keep each text within {MAX_TOKENS} tokens, {r.cut:,} more tokens were cut (besides what the "
+                     "model's own length cut).")
     return story
 
 
@@ -105,5 +104,5 @@ def attribution_title(result: PairAttribution) -> str:
     """What the matrix is, in its title: the pooling, layers, reference and steps."""
     r = checks.instance(result, PairAttribution, "result", "pair_attribution")
     where = "the embeddings" if r.at_layer == 0 else f"layer {r.at_layer}"
-    return (f"Token pairs' shares of the cosine of {r.strategy}-pooled vectors at layer {r.layer}, attributed to "
-            f"the token states of {where}, against {r.reference} ({r.steps} steps)")
+    return (f"Token pairs' shares of the cosine ({r.strategy} at layer {r.layer}, credited to {where}, "
+            f"{r.reference} reference, {r.steps} steps)")

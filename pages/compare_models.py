@@ -113,7 +113,8 @@ query = choose(st, "Text", choices, 0, key="cm_query", bind="query-params")
 at_a, at_b = POOLINGS[strategy].at(pooled_a[strategy], layer_a), POOLINGS[strategy].at(pooled_b[strategy], layer_b)
 left, right = columns(2)
 matrix_a, matrix_b, numbered = similarity_pair(at_a, at_b, texts)
-for side, matrix, where, name, layer in (("A", matrix_a, left, info_a, layer_a), ("B", matrix_b, right, info_b, layer_b)):
+for side, matrix, where, name, layer in (("A", matrix_a, left, info_a, layer_a),
+                                        ("B", matrix_b, right, info_b, layer_b)):
     chart(figures.table_heatmap(matrix, f"Model {side} ({name.name}), {strategy} at layer {layer}: cosine of the "
                                 f"first {len(matrix)} texts", zrange=(-1, 1), colorscale="RdBu", zmid=0, annotate=True),
           key=f"cm_sim_{side}", container=where)

@@ -2,9 +2,8 @@
 alike token in the other text (MaxSim)."""
 import streamlit as st
 
-from bertviz_core import figures
 from bertviz_core.attribution import DEFAULT_STEPS, MAX_TOKENS, PAIR_STRATEGIES, REFERENCES, default_at_layer
-from bertviz_core.pair_figures import pair_lines_figure
+from bertviz_core.pair_figures import pair_heatmap, pair_lines_figure
 from bertviz_core.token_pairs import (
     DEFAULT_PAIR,
     STEP_CHOICES,
@@ -43,10 +42,11 @@ strategy = s1.selectbox("Pooling", PAIR_STRATEGIES, index=PAIR_STRATEGIES.index(
 layer = int_slider("Pooled at layer", 1, info.num_layers, info.num_layers, key="wy_layer", container=s2,
                    bind="query-params")
 low, high = at_layer_range(layer)
-at_layer = int_slider("Attributed to layer (0 = embeddings)", low, high, default_at_layer(layer), key="wy_at",
-                      container=s3, bind="query-params",
-                      help="Whose token states get the credit. Lower layers mean tokens closer to the words "
-                           "themselves, but more layers to integrate through: more steps for the same error.")
+at_layer = int_slider("Credited to layer", low, high, default_at_layer(layer), key="wy_at", container=s3,
+                      bind="query-params",
+                      help="Whose token states get the credit: 0 is the embeddings, k the output of layer k. Lower "
+                           "layers mean tokens closer to the words themselves, but more layers to integrate "
+                           "through: more steps for the same error.")
 steps = s4.select_slider("Steps", STEP_CHOICES, DEFAULT_STEPS, key="wy_steps", bind="query-params",
                          help="Points of the path integral (Gauss-Legendre). More steps: a smaller completeness "
                               "error, and a proportionally longer wait.")
@@ -61,15 +61,12 @@ cut = r2.checkbox(f"Cut texts longer than {MAX_TOKENS} tokens", key="wy_cut", bi
 cut_notice(model_key(), first, second)
 result = or_stop(lambda: attribution(model_key(), first, second, strategy, layer, at_layer, steps, reference, cut))
 st.info("  \n".join(attribution_story(result)), icon="🔗")
-left, right = columns([3, 2])
-reach = colour_reach(result)
-chart(figures.heatmap_figure(result.matrix, figures.token_labels(result.second_tokens),
-                             figures.token_labels(result.first_tokens), attribution_title(result), colorscale="RdBu",
-                             zmid=0, zrange=(-reach, reach)), key="wy_matrix", container=left)
+chart(pair_heatmap(result.matrix, result.first_tokens, result.second_tokens, attribution_title(result),
+                   colour_reach(result)), key="wy_matrix")
 pairs = maxsim(model_key(), model_of(model_key()), first, second, layer, cut)
 chart(pair_lines_figure(result.first_tokens, result.second_tokens, result.first_shares, result.second_shares, pairs,
-                        f"Each token's share, and its most alike token in the other text (MaxSim, cosine at layer "
-                        f"{layer})"), key="wy_lines", container=right)
+                        f"Each token's share, and its most alike token in the other text (MaxSim at layer {layer})"),
+      key="wy_lines")
 st.caption("What attribution does and does not say: a cell is how much that pair of tokens, moved together from the "
            "reference to the text, adds to the cosine along one straight path. It is exact in sum (up to the "
            "error shown), but it depends on the reference and on the layer credited, and it is not what the model "
@@ -86,4 +83,4 @@ table(pairs, key="wy_maxsim")
 teaching_panel("Each cell splits the cosine of the two pooled vectors between a token of the first text (row) and "
                "one of the second (column): blue adds to the similarity, red takes away. The cells sum to the "
                "cosine minus the references' part, up to the error shown; the lines join each token to its most "
-               "alike token in the other text.", attribution_code(info, result, first, second))
+               "alike token in the other text.", attribution_code(info, result, first, second, cut))

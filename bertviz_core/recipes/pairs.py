@@ -47,6 +47,9 @@ def pool(states):
 def token_vectors(text):
     """(tokens, hidden): each token's c_i, the integral of the derivative along the path from the reference."""
     inputs = tokenizer(text, return_tensors="pt", truncation=True)
+    if CUT and inputs["input_ids"].shape[1] > CUT:  # the page's cut: the first CUT - 1 tokens and the last ([SEP])
+        keep = list(range(CUT - 1)) + [inputs["input_ids"].shape[1] - 1]
+        inputs = {{name: values[:, keep] for name, values in inputs.items()}}
     ids = inputs["input_ids"]
     special = torch.tensor(tokenizer.get_special_tokens_mask(ids[0].tolist(), already_has_special_tokens=True))
     reference = {{**inputs, "input_ids": torch.where(special.bool(), ids, tokenizer.{reference_attribute}_id)}}
@@ -80,15 +83,17 @@ print("cosine", round(score, 4), "= references", round(reference_score, 4), "+ t
 
 
 def pair_attribution(info: ModelInfo, first: str, second: str, pooling_code: str, layer: int, at_layer: int,
-                     steps: int, reference_attribute: str, layer_class: str) -> str:
+                     steps: int, reference_attribute: str, layer_class: str, cut: int | None = None) -> str:
     """The attribution ``attribution.pair_attribution`` computes, written out: ``pooling_code`` on one text's
     ``states`` (layers+1, tokens, hidden), pooled at ``layer``, attributed to the token states entering layer
     ``at_layer + 1`` (the layers are the model's ``layer_class`` modules), against a reference of the tokenizer's
-    ``reference_attribute`` token ("pad_token"), in ``steps`` Gauss-Legendre points."""
+    ``reference_attribute`` token ("pad_token"), in ``steps`` Gauss-Legendre points; ``cut``: texts longer than
+    this many tokens keep their first ``cut - 1`` and their last, as ``attribution.side_input`` cuts them."""
     return (
         load_lines(info, attention=True)
         + "import numpy as np\nimport torch.autograd.forward_ad as fwAD  # forward-mode derivatives\n\n"
         f"first, second = {first!r}, {second!r}\n"
         f"LAYER, AT, STEPS = {layer}, {at_layer}, {steps}  # pooled at LAYER; attributed to hidden_states[AT]\n"
+        f"CUT = {cut}  # a text longer than this many tokens is cut to it (None: only the model's own length)\n"
         + PAIR_CODE.format(layer_class=layer_class, pooling_code=pooling_code, reference_attribute=reference_attribute)
     )

@@ -126,9 +126,13 @@ def test_maxsim_pairs_each_token_with_its_nearest_token_in_the_other_text(bundle
 def test_the_story_and_tables_say_what_the_matrix_holds(bundled: Encoder) -> None:
     r = pair_attribution(bundled, FIRST, SECOND, steps=4)
     story = attribution_story(r)
-    assert f"Cosine **{r.score:.3f}**" in story[0] and f"{r.reference_score:+.3f}" in story[0]
+    assert f"Cosine **{r.score:.3f}** = **{r.matrix.sum():+.3f}** from the token pairs" in story[0]
+    assert f"**{r.reference_score:+.3f}** from the references {-r.error:+.2g} integration error" in story[0]
     top = np.unravel_index(np.argmax(r.matrix), r.matrix.shape)
-    assert f"“{r.first_tokens[top[0]]}”–“{r.second_tokens[top[1]]}”" in " ".join(story)
+    assert f"“{top[0]} · {r.first_tokens[top[0]]}”–“{top[1]} · {r.second_tokens[top[1]]}”" in " ".join(story)
+    nothing_lost = pair_attribution(bundled, FIRST, FIRST, at_layer=0, steps=4)  # specials' rows are exactly 0
+    said = " ".join(attribution_story(nothing_lost))
+    assert "(+0)" not in said and "(-0)" not in said
     cells, shares = attribution_tables(r)
     assert cells["share"].sum() == pytest.approx(r.matrix.sum()) and len(cells) == r.matrix.size
     assert shares.groupby("text")["share"].sum().to_dict() == pytest.approx(
@@ -137,10 +141,14 @@ def test_the_story_and_tables_say_what_the_matrix_holds(bundled: Encoder) -> Non
 
 def test_long_texts_are_refused_with_their_cost_or_cut(bundled: Encoder) -> None:
     long = " ".join(["bank"] * (MAX_TOKENS + 40))
-    with pytest.raises(ValueError, match="square of the length.*cut=True"):
+    with pytest.raises(ValueError, match="too long to attribute: 170 tokens.*square of the length.*cut=True"):
         pair_attribution(bundled, long, SECOND, steps=1)
     r = pair_attribution(bundled, long, SECOND, steps=1, at_layer=5, cut=True)
     assert len(r.first_tokens) == MAX_TOKENS and r.first_tokens[-1] == "[SEP]" and r.cut == 42
+    namespace: dict = {}  # the recipe cuts as the page does
+    exec(recipes.pair_attribution(bundled.info, long, SECOND, POOLINGS["mean"].code, r.layer, r.at_layer, r.steps,
+                                  REFERENCES[r.reference], r.layer_class, MAX_TOKENS), namespace)  # noqa: S102
+    np.testing.assert_allclose(namespace["matrix"], r.matrix, atol=1e-5)
 
 
 def test_a_model_whose_layers_pass_no_gradient_is_refused(tiny: Encoder) -> None:

@@ -75,10 +75,11 @@ def test_a_long_text_is_refused_with_its_cost_and_cut_on_request() -> None:
     assert not at.exception
     assert "longer than the model's" in " ".join(w.value for w in at.warning)
     refusal = " ".join(e.value for e in at.error)
-    assert "512 tokens" in refusal and "square of the length" in refusal
+    assert "the 512 tokens the model reads of it" in refusal and "square of the length" in refusal
+    assert f"Cut texts longer than {MAX_TOKENS} tokens" in refusal  # the box's own words
     at.slider(key="wy_at").set_value(5).run()
     at.select_slider(key="wy_steps").set_value(2).run()
     at.checkbox(key="wy_cut").check().run()
     assert not at.exception and not at.error
     assert len(matrix(at)) == MAX_TOKENS
-    assert f"cut to keep each text within {MAX_TOKENS} tokens" in " ".join(i.value for i in at.info)
+    assert f"To keep each text within {MAX_TOKENS} tokens" in " ".join(i.value for i in at.info)
