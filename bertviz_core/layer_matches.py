@@ -46,7 +46,7 @@ class MatchEvidence:
 
 def match_evidence(a: np.ndarray, b: np.ndarray, level: str = "sentences",
                    text_of: np.ndarray | None = None) -> MatchEvidence:
-    """The bootstrap evidence for ``a`` (n, layers_a+1, d1) against ``b`` (n, layers_b+1, d2), row i of both the
+    """The half-sample evidence for ``a`` (n, layers_a+1, d1) against ``b`` (n, layers_b+1, d2), row i of both the
     same text (sentences) or word; ``text_of`` (n,) the text each word came from, in order (words level). NaN
     where a layer holds one vector for every text, as in ``cka_matrix``."""
     checks.choice(level, "level", LEVELS)
