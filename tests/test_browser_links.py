@@ -163,14 +163,19 @@ def shared_link(page: Page) -> str:
     return code.inner_text().strip()
 
 
+SETTLED_JS = """() => { const n = Object.keys((SETTINGS)()).length, same = window.__settings_seen === n;
+    window.__settings_seen = n; return same && n >= 4; }"""
+
+
 @pytest.mark.parametrize("path", list(SHARED))
 def test_a_shared_link_reopens_the_same_view(server: str, browser: Browser, path: str, mlm_folder: str) -> None:
     page = open_view(browser, f"{server}/{path}?{SHARED[path].format(mlm=mlm_folder)}")
     page.wait_for_function(DRAWN_JS, timeout=60_000)  # every chart drawn: the view is complete
     wait_idle(page)
-    # On a busy machine the charts' check can pass before the first run has drawn anything (no chart yet): wait
-    # for the page's settings, at least the four the assertion below asks of every shared view.
-    page.wait_for_function(f"() => Object.keys(({SETTINGS_JS})()).length >= 4", timeout=60_000)
+    # On a busy machine the charts' check can pass before the first run has drawn anything (no chart yet), and the
+    # widgets below the charts (or in a tab) can come later still: wait until the page shows at least the four
+    # settings the assertion below asks of every shared view, and the same number at two polls in a row.
+    page.wait_for_function(SETTLED_JS.replace("SETTINGS", SETTINGS_JS), timeout=60_000, polling=500)
     before = page.evaluate(SETTINGS_JS)
     link = shared_link(page)
     page.context.close()
