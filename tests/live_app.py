@@ -45,13 +45,14 @@ class LiveApp:
 
 @contextmanager
 def running_app(script: str = "app.py", env: dict[str, str] | None = None, timeout: float = 60,
-                log: Path | None = None) -> Iterator[LiveApp]:
+                log: Path | None = None, command: tuple[str, ...] = ("-m", "streamlit")) -> Iterator[LiveApp]:
     """Serve ``script`` with streamlit on a free loopback port; yield its URL and pid; stop it afterwards. With
-    ``log``, the server's output is written there."""
+    ``log``, the server's output is written there; ``command`` is what python runs in place of ``-m streamlit``
+    (bench/timed_streamlit.py times each script run)."""
     port = free_port()
     sink = log.open("w") if log is not None else subprocess.DEVNULL
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", script, "--server.port", str(port),
+        [sys.executable, *command, "run", script, "--server.port", str(port),
          "--server.address", "127.0.0.1"],
         cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})}, stdout=sink, stderr=sink,
     )
