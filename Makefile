@@ -45,6 +45,14 @@ BENCH := latency:interaction_latency calls:model_calls cold:cold_start memory:me
 $(foreach b,$(BENCH),$(eval bench-$(firstword $(subst :, ,$(b))): $(VENV)/.installed browser ; \
 	HF_HUB_OFFLINE=1 $(PY) bench/$(lastword $(subst :, ,$(b))).py))
 bench: $(foreach b,$(BENCH),bench-$(firstword $(subst :, ,$(b))))
+# The CUDA path (needs a GPU, so neither is part of `make test` or `make bench`): the core tests with their
+# encoders on the GPU, and the GPU's vectors against the CPU's with the throughput of each BATCH_LIMITS["cuda"].
+.PHONY: test-cuda bench-cuda
+test-cuda: $(VENV)/.installed
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 BERTVIZ_TEST_DEVICE=cuda $(PY) -m pytest -q tests/core \
+	  tests/test_model_family.py tests/test_lengths.py
+bench-cuda: $(VENV)/.installed
+	HF_HUB_OFFLINE=1 $(PY) bench/cuda_check.py
 # The store-format candidate Lance is the bench's alone, not the app's requirements (faiss is the app's).
 bench-formats: $(VENV)/.formats
 $(VENV)/.formats: bench/requirements-formats.txt $(VENV)/.installed

@@ -38,6 +38,19 @@ F32 = {"rel": 1e-5, "abs": 1e-6}
 DEVICE = os.environ.get("BERTVIZ_TEST_DEVICE", "cpu")
 
 
+def assert_top_k(picked: list[int], picked_scores: np.ndarray, scores: np.ndarray, high: bool = True,
+                 atol: float = 1e-5) -> None:
+    """``picked`` (best first, scored ``picked_scores``) are the top of ``scores``, every candidate's score by a
+    reference computation (NaN: left out): no item twice, each picked score equal to the reference's for that
+    item and to the reference's k best in order, within ``atol``. Candidates closer than ``atol`` may come in
+    either order: float32 kernels on another device (or CPU) break near-ties differently."""
+    reference = np.where(np.isnan(scores), -np.inf if high else np.inf, np.asarray(scores, dtype=np.float64))
+    best = np.sort(reference)[::-1] if high else np.sort(reference)
+    assert len(set(picked)) == len(picked)
+    np.testing.assert_allclose(picked_scores, reference[list(picked)], atol=atol)
+    np.testing.assert_allclose(picked_scores, best[:len(picked)], atol=atol)
+
+
 @pytest.fixture(scope="session")
 def bundled() -> Encoder:
     return load_encoder(device=DEVICE)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from conftest import FAMILY_NAMES, MLM_NAMES
+from conftest import DEVICE, FAMILY_NAMES, MLM_NAMES
 from test_pooling import REFERENCE
 from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer, pipeline
 
@@ -183,7 +183,7 @@ def test_a_checkpoint_whose_head_lacks_weights_has_no_head(family_dirs: dict[str
 @pytest.mark.parametrize("name", FAMILY_NAMES)
 def test_describe_reads_the_same_facts_or_defers_to_loading(family_encoders: dict[str, Encoder],
                                                             family_dirs: dict[str, Path], name: str) -> None:
-    described = describe(str(family_dirs[name]), "cpu")
+    described = describe(str(family_dirs[name]), DEVICE)
     if name in MLM_NAMES:  # a checkpoint with heads: only loading tells whether its head is whole
         assert described is None
     else:

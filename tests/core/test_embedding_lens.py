@@ -22,7 +22,7 @@ def narrow(enc: Encoder) -> bool:
 def test_nearest_input_embeddings_equal_numpy(bundled: Encoder) -> None:
     (near,) = nearest_input_embeddings(bundled, TEXT, 5)
     states = bundled.encode([TEXT])[0].hidden_states[:, near.position]  # (layers+1, hidden)
-    table = bundled.model.get_input_embeddings().weight.detach().numpy()
+    table = bundled.model.get_input_embeddings().weight.detach().cpu().numpy()
     cosines = (states / np.linalg.norm(states, axis=1, keepdims=True)) @ (
         table / np.linalg.norm(table, axis=1, keepdims=True)).T
     order = np.argsort(-cosines, axis=1, kind="stable")[:, :5]

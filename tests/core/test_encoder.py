@@ -12,7 +12,7 @@ import pytest
 import torch
 from transformers import AutoModel, AutoTokenizer
 
-from conftest import TUTORIAL_IDS
+from conftest import DEVICE, TUTORIAL_IDS
 
 from bertviz_core import Encoder, describe, load_encoder
 from bertviz_core.corpora import TUTORIAL
@@ -39,7 +39,7 @@ def plain_hidden_states(folder: str | Path, text: str) -> np.ndarray:
 def test_info_of_bundled_model(bundled: Encoder) -> None:
     info = bundled.info
     assert (info.num_layers, info.hidden_size, info.vocab_size, info.max_length) == (6, 384, 30522, 512)
-    assert info.device == "cpu" and info.model_type == "bert"
+    assert info.device == DEVICE and info.model_type == "bert"
     assert info.has_pooler  # all-MiniLM-L6-v2's checkpoint holds pooler.dense.*
 
 

@@ -33,6 +33,13 @@ def plain_lens(folder: Path, text: str) -> tuple[np.ndarray, np.ndarray]:
     return logits.softmax(-1).numpy(), logits.numpy()
 
 
+def rank_range(logits: np.ndarray, token: int, atol: float = 1e-5) -> tuple[np.ndarray, np.ndarray]:
+    """The ranks ``token`` may have in ``logits`` (..., vocab) computed on another device (the plain model runs
+    on the CPU): from 1 + the logits above its own by more than ``atol`` to 1 + those above its own less ``atol``."""
+    own = logits[..., [token]]
+    return (logits > own + atol).sum(-1) + 1, (logits > own - atol).sum(-1) + 1
+
+
 @pytest.mark.parametrize("top_k", [1, 5, 12])
 def test_fill_mask_equals_the_pipeline(mlm: Encoder, mlm_dir: Path, top_k: int) -> None:
     fill = pipeline("fill-mask", model=str(mlm_dir), top_k=top_k)
@@ -62,8 +69,8 @@ def test_the_lens_equals_the_head_applied_by_hand_and_its_last_layer_is_fill_mas
             np.testing.assert_allclose(lens.predictions(10)["probability"], fill["probability"], atol=1e-7)
             answer = lens.tracked_ids[0]
             assert answer == fill["id"].iloc[0]
-            expected_ranks = (logits[m] > logits[m][:, [answer]]).sum(-1) + 1
-            assert (lens.ranks[0] == expected_ranks).all() and lens.ranks[0, -1] == 1
+            low, high = rank_range(logits[m], answer)
+            assert ((low <= lens.ranks[0]) & (lens.ranks[0] <= high)).all() and lens.ranks[0, -1] == 1
             np.testing.assert_allclose(lens.probs[0], probs[m][:, answer], atol=1e-5)
 
 
@@ -73,7 +80,8 @@ def test_the_hidden_word_is_followed_by_rank(mlm: Encoder, mlm_dir: Path) -> Non
     (lens,) = logit_lens(mlm, text, 5, [store])
     _, logits = plain_lens(mlm_dir, text)
     assert lens.tracked_tokens[1] == "store"
-    assert (lens.ranks[1] == (logits[0] > logits[0][:, [store]]).sum(-1) + 1).all()
+    low, high = rank_range(logits[0], store)
+    assert ((low <= lens.ranks[1]) & (lens.ranks[1] <= high)).all()
     frame = lens.tracked()
     assert set(frame["role"]) == {"final answer", "hidden word"} and len(frame) == 2 * 13
 
