@@ -62,11 +62,15 @@ def columns(spec: int | Sequence[float], **options: Any) -> list[Any]:
     return made
 
 
+def share_of(container: Any = None) -> float:
+    """``container``'s share of the main column's width: a column's from ``columns``, else 1."""
+    return _SHARES.get(container, 1.0) if container is not None else 1.0
+
+
 def title_chars(present: bool, container: Any = None) -> int:
     """A title line's most characters in ``container`` (a column from ``columns``, else the page's width):
     what fits its share of the main column at 853 CSS px, and never more than TITLE_CHARS."""
-    share = _SHARES.get(container, 1.0) if container is not None else 1.0
-    return min(TITLE_CHARS[present], int(PAGE_PX[present] * share / (0.55 * TITLE_FONT_PX[present])))
+    return min(TITLE_CHARS[present], int(PAGE_PX[present] * share_of(container) / (0.55 * TITLE_FONT_PX[present])))
 
 
 MULTILINE_PAD = 12  # px
@@ -158,3 +162,84 @@ def thin_point_labels(figure: Any) -> None:
         if len(labels) > fits:
             every = -(-len(labels) // fits)
             trace.text = [label if i % every == 0 else "" for i, label in enumerate(labels)]
+
+
+
+CHAR_EM = 0.6  # a label's character, in em, taken wide (Source Sans averages about 0.5)
+TICK_PAD_PX = {"x": 12, "y": 28}  # a tick, the gap to its label and a little room (measured: automargin's own)
+LEVEL_LABEL_EM, LEVEL_LABEL_PAD_PX = 2.0, 24  # one line of level x labels (or a legend) under the plot
+TITLE_STANDOFF_PX = {"x": 24, "y": 32}  # Streamlit's theme keeps axis titles this far from the axis
+COLOUR_BAR_PX = 30 + 10 + 30  # plotly's colour bar, its gap to the plot and a little room
+LEGEND_MARK_PX = 72  # a vertical legend's symbol and padding beside its longest name
+MAIN_PX = 960  # the main column's width on a desktop screen
+
+
+def _tick_chars(figure: Any, letter: str, name: str) -> list[int]:
+    """The character counts of the tick labels axis ``name`` ("x", "y2") can show: its ticktext, its traces'
+    values where they are words, else the numbers they span as plotly writes them; [] for no labels."""
+    axis = figure.layout[f"{letter}axis{name[1:]}"]
+    if axis.showticklabels is False or axis.visible is False:
+        return []
+    if axis.ticktext is not None:
+        return [len(str(text)) for text in axis.ticktext]
+    values = [value for trace in figure.data if (getattr(trace, f"{letter}axis", None) or letter) == name
+              and getattr(trace, letter, None) is not None for value in getattr(trace, letter)]
+    if any(isinstance(value, str) for value in values):
+        return [len(value) for value in map(str, values)]
+    numbers = [abs(float(v)) for v in values if v is not None and float(v) == float(v)] or [100.0]
+    largest, negative = max(numbers), any(float(v) < 0 for v in values if v is not None)
+    return [negative + len(str(int(largest))) + (0 if largest >= 1000 else 3)]
+
+
+def _label_px(figure: Any, letter: str, name: str, font_px: float) -> float:
+    """The widest tick label of axis ``name``, in px."""
+    axis = figure.layout[f"{letter}axis{name[1:]}"]
+    return max(_tick_chars(figure, letter, name), default=0) * CHAR_EM * (axis.tickfont.size or font_px)
+
+
+def _title_px(axis: Any, letter: str) -> float:
+    """The room axis ``axis``'s title takes beside its tick labels: none without a title."""
+    return TITLE_STANDOFF_PX[letter] + 1.3 * (axis.title.font.size or 14) if axis.title.text else 0
+
+
+def _right_px(figure: Any, font_px: float) -> float:
+    """The room right of the plot: a second y axis, colour bars and a vertical legend."""
+    layout, right = figure.layout, 0.0
+    if "y2" in [trace.yaxis for trace in figure.data]:
+        right += _label_px(figure, "y", "y2", font_px) + TICK_PAD_PX["y"] + _title_px(layout.yaxis2, "y")
+    bars = [trace.colorbar if trace.type == "heatmap" else trace.marker.colorbar for trace in figure.data
+            if (trace.type == "heatmap" and trace.showscale is not False)
+            or (getattr(trace, "marker", None) is not None and getattr(trace.marker, "showscale", None))]
+    if bars:
+        title = max(len(str(bar.title.text or "")) for bar in bars)
+        right += COLOUR_BAR_PX + max(5, title) * CHAR_EM * font_px
+    names = [len(trace.name or "") for trace in figure.data if trace.showlegend is not False and trace.name]
+    if len(names) > 1 and layout.showlegend is not False and layout.legend.orientation != "h":
+        right += max(names) * CHAR_EM * (layout.legend.font.size or font_px) + LEGEND_MARK_PX
+    return right
+
+
+def reserve_label_room(figure: Any, share: float = 1.0) -> None:
+    """Margins as wide as the tick labels, axis titles, colour bars and legends plotly will draw need, so that
+    automargin (Streamlit's theme turns it on) finds the room already there and draws the chart once: making
+    room itself costs a second drawing, about 70 ms a chart in bench-latency's browser. An estimate on the wide
+    side; where it falls short, automargin still makes room. x labels are taken as upright (level_ticks) when
+    they would not fit level on the plot's width in a column of ``share`` of MAIN_PX. Figures of several subplots
+    keep their margins, as does the top (the title's, set by wrap_title)."""
+    layout = figure.layout
+    if len(list(figure.select_xaxes())) != 1 or len(list(figure.select_yaxes())) > 2:
+        return
+    font_px, x, margin = layout.font.size or 12, layout.xaxis, layout.margin
+    left = _label_px(figure, "y", "y", font_px) + TICK_PAD_PX["y"] + _title_px(layout.yaxis, "y")
+    labels, right = _tick_chars(figure, "x", "x"), _right_px(figure, font_px)
+    x_px = x.tickfont.size or font_px
+    plot_px = MAIN_PX * share - left - right
+    upright = (sum(labels) + len(labels)) * CHAR_EM * x_px > plot_px and x.tickangle in (None, 90, -90)
+    bottom = 0.0
+    if x.side != "top" and labels:
+        bottom = (_label_px(figure, "x", "x", font_px) + TICK_PAD_PX["x"] if upright
+                  else LEVEL_LABEL_EM * x_px + LEVEL_LABEL_PAD_PX) + _title_px(x, "x")
+    if layout.legend.orientation == "h" and (layout.legend.y is not None and layout.legend.y < 0):
+        bottom += LEVEL_LABEL_EM * font_px + LEVEL_LABEL_PAD_PX
+    figure.update_layout(margin=dict(l=max(margin.l or 0, round(left)), b=max(margin.b or 0, round(bottom)),
+                                     r=max(margin.r or 0, round(right))))

@@ -1,0 +1,56 @@
+"""ui_present.reserve_label_room: margins wide enough for what plotly draws around the plot, so that automargin
+draws each chart once (docs/performance.md, "Interaction latency"); never narrower than the figure asked."""
+from __future__ import annotations
+
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ui_present import CHAR_EM, COLOUR_BAR_PX, LEVEL_LABEL_EM, LEVEL_LABEL_PAD_PX, TICK_PAD_PX, reserve_label_room
+
+TOKENS = ["[CLS]", "the", "extraordinarily", "bank", "[SEP]"]
+
+
+def heatmap(x: list[str], y: list[str], margin: dict | None = None) -> go.Figure:
+    figure = go.Figure(go.Heatmap(z=[[0.5] * len(x)] * len(y), x=x, y=y, colorbar=dict(title="cosine")))
+    figure.update_layout(margin=margin or dict(l=10, r=10, t=60, b=10))
+    return figure
+
+
+def test_the_margins_hold_the_longest_label_and_the_colour_bar() -> None:
+    figure = heatmap(["a", "b"], TOKENS)
+    reserve_label_room(figure)
+    margin = figure.layout.margin
+    assert margin.l >= round(len("extraordinarily") * CHAR_EM * 12 + TICK_PAD_PX["y"])
+    assert margin.r >= round(COLOUR_BAR_PX + len("cosine") * CHAR_EM * 12)
+    assert margin.b == round(LEVEL_LABEL_EM * 12 + LEVEL_LABEL_PAD_PX) and margin.t == 60  # level labels; top kept
+
+
+def test_many_x_labels_are_taken_as_upright_and_a_narrow_column_turns_fewer_upright() -> None:
+    crowded = heatmap([f"{i} · {token}" for i in range(40) for token in ["bank"]], ["a"])
+    reserve_label_room(crowded)
+    assert crowded.layout.margin.b >= round(len("39 · bank") * CHAR_EM * 12 + TICK_PAD_PX["x"])
+    labels = [f"{i} · river" for i in range(9)]
+    wide, narrow = heatmap(labels, ["a"]), heatmap(labels, ["a"])
+    reserve_label_room(wide)
+    reserve_label_room(narrow, share=1 / 3)
+    assert wide.layout.margin.b < narrow.layout.margin.b
+
+
+def test_a_figure_keeps_margins_wider_than_its_labels_need_and_subplots_keep_theirs() -> None:
+    generous = dict(l=300, r=250, t=60, b=200)
+    figure = heatmap(["a"], ["b"], generous)
+    reserve_label_room(figure)
+    assert figure.layout.margin.to_plotly_json() == generous
+    subplots = make_subplots(rows=1, cols=2).add_trace(go.Bar(x=TOKENS, y=[1] * 5), row=1, col=1)
+    subplots.update_layout(margin=dict(l=10, r=10, t=60, b=10))
+    reserve_label_room(subplots)
+    assert subplots.layout.margin.to_plotly_json() == dict(l=10, r=10, t=60, b=10)
+
+
+def test_a_second_axis_and_a_side_legend_widen_the_right_margin() -> None:
+    figure = go.Figure([go.Scatter(x=[0, 1], y=[1, 2], name="rank"),
+                        go.Scatter(x=[0, 1], y=[0.1, 0.2], name="probability of the answer", yaxis="y2")])
+    figure.update_layout(yaxis2=dict(overlaying="y", side="right", title="probability"),
+                         margin=dict(l=10, r=10, t=60, b=10))
+    reserve_label_room(figure)
+    assert figure.layout.margin.r >= round(len("probability of the answer") * CHAR_EM * 12)
