@@ -166,6 +166,7 @@ def thin_point_labels(figure: Any) -> None:
 
 
 CHAR_EM = 0.6  # a label's character, in em, taken wide (Source Sans averages about 0.5)
+FIT_EM = 0.45  # the same as plotly measures it when it tells whether level x labels fit
 TICK_PAD_PX = {"x": 12, "y": 28}  # a tick, the gap to its label and a little room (measured: automargin's own)
 LEVEL_LABEL_EM, LEVEL_LABEL_PAD_PX = 2.0, 24  # one line of level x labels (or a legend) under the plot
 TITLE_STANDOFF_PX = {"x": 24, "y": 32}  # Streamlit's theme keeps axis titles this far from the axis
@@ -234,7 +235,7 @@ def reserve_label_room(figure: Any, share: float = 1.0) -> None:
     labels, right = _tick_chars(figure, "x", "x"), _right_px(figure, font_px)
     x_px = x.tickfont.size or font_px
     plot_px = MAIN_PX * share - left - right
-    upright = (sum(labels) + len(labels)) * CHAR_EM * x_px > plot_px and x.tickangle in (None, 90, -90)
+    upright = (sum(labels) + len(labels)) * FIT_EM * x_px > plot_px and x.tickangle in (None, 90, -90)
     bottom = 0.0
     if x.side != "top" and labels:
         bottom = (_label_px(figure, "x", "x", font_px) + TICK_PAD_PX["x"] if upright
