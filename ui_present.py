@@ -164,7 +164,6 @@ def thin_point_labels(figure: Any) -> None:
             trace.text = [label if i % every == 0 else "" for i, label in enumerate(labels)]
 
 
-
 CHAR_EM = 0.6  # a label's character, in em, taken wide (Source Sans averages about 0.5)
 FIT_EM = 0.45  # the same as plotly measures it when it tells whether level x labels fit
 TICK_PAD_PX = {"x": 12, "y": 28}  # a tick, the gap to its label and a little room (measured: automargin's own)

@@ -51,6 +51,13 @@ def assert_top_k(picked: list[int], picked_scores: np.ndarray, scores: np.ndarra
     np.testing.assert_allclose(picked_scores, best[:len(picked)], atol=atol)
 
 
+def token_rows(tokens: pd.DataFrame, found: pd.DataFrame) -> list[int]:
+    """The rows of a token index's ``tokens`` that ``found`` (e.g. ``nearest_tokens``'s result) names by sentence and
+    position."""
+    row_of = {key: row for row, key in enumerate(zip(tokens["sentence"], tokens["position"]))}
+    return [row_of[key] for key in zip(found["sentence"], found["position"])]
+
+
 @pytest.fixture(scope="session")
 def bundled() -> Encoder:
     return load_encoder(device=DEVICE)

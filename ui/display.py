@@ -151,7 +151,7 @@ def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
     ui_present.level_ticks(figure)
     if shown:
         ui_present.thin_point_labels(figure)
-    if not shown:  # presentation mode's plots are tight on a small screen: a margin to spare would crowd them
+    else:  # presentation mode's plots are tight on a small screen: a margin to spare would crowd them
         ui_present.reserve_label_room(figure, ui_present.share_of(container))
     height, width = layout.height or 450, layout.width or 1100
     picture = st.session_state.get("picture_format", "png")

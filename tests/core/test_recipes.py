@@ -9,7 +9,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from conftest import FAMILY_NAMES, assert_top_k
+from conftest import FAMILY_NAMES, assert_top_k, token_rows
 from model_family import SENTENCES
 
 from bertviz_core import Encoder, recipes
@@ -242,14 +242,13 @@ def test_the_similar_contexts_recipe_on_every_model(family_encoders: dict[str, E
                                       POOLINGS["mean"].code, layers[0]))
     assert [(s, w, start) for s, w, start in ns["where"]] == list(
         index.tokens[["sentence", "key", "word_start"]].itertuples(index=False, name=None))
-    row_of = {key: row for row, key in enumerate(zip(index.tokens["sentence"], index.tokens["position"]))}
     for layer in set(layers):
         found = nearest_tokens(index, query.hidden_states[layer, token], layer, 5, "cosine", own)
         ours = cosines(index.vectors[layer], query.hidden_states[layer, token], ns["allowed"])
         theirs = cosines(ns["index"][layer], ns["query"][layer], ns["allowed"])  # the recipe's rows are the index's
         # Each side's picks are the other's top 5: the recipe runs on the CPU and the encoder maybe on a GPU, whose
         # float32 differences can round a float16 index value to its neighbour and so swap near-ties.
-        assert_top_k([row_of[key] for key in zip(found["sentence"], found["position"])], found["score"], theirs, 1e-4)
+        assert_top_k(token_rows(index.tokens, found), found["score"], theirs, atol=1e-4)
         assert_top_k(list(ns["neighbours"][layer]), ours[ns["neighbours"][layer]], ours, atol=1e-4)
     near = nearest_sentences(enc.embed(texts, ["mean"]), enc.embed([sentence], ["mean"]), "mean", layers[0], 5,
                              "cosine", own)
