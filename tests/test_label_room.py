@@ -1,11 +1,11 @@
-"""ui_present.reserve_label_room: margins wide enough for what plotly draws around the plot, so that automargin
+"""ui_label_room.reserve_label_room: margins wide enough for what plotly draws around the plot, so that automargin
 draws each chart once (docs/performance.md, "Interaction latency"); never narrower than the figure asked."""
 from __future__ import annotations
 
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui_present import CHAR_EM, COLOUR_BAR_PX, LEVEL_LABEL_EM, LEVEL_LABEL_PAD_PX, TICK_PAD_PX, reserve_label_room
+from ui_label_room import CHAR_EM, COLOUR_BAR_PX, LEVEL_LABEL_EM, LEVEL_LABEL_PAD_PX, TICK_PAD_PX, reserve_label_room
 
 TOKENS = ["[CLS]", "the", "extraordinarily", "bank", "[SEP]"]
 
@@ -36,15 +36,34 @@ def test_many_x_labels_are_taken_as_upright_and_a_narrow_column_turns_fewer_upri
     assert wide.layout.margin.b < narrow.layout.margin.b
 
 
-def test_a_figure_keeps_margins_wider_than_its_labels_need_and_subplots_keep_theirs() -> None:
+def test_a_figure_keeps_margins_wider_than_its_labels_need_and_stacked_subplots_keep_theirs() -> None:
     generous = dict(l=300, r=250, t=60, b=200)
     figure = heatmap(["a"], ["b"], generous)
     reserve_label_room(figure)
     assert figure.layout.margin.to_plotly_json() == generous
-    subplots = make_subplots(rows=1, cols=2).add_trace(go.Bar(x=TOKENS, y=[1] * 5), row=1, col=1)
-    subplots.update_layout(margin=dict(l=10, r=10, t=60, b=10))
-    reserve_label_room(subplots)
-    assert subplots.layout.margin.to_plotly_json() == dict(l=10, r=10, t=60, b=10)
+    stacked = make_subplots(rows=2, cols=1).add_trace(go.Bar(x=TOKENS, y=[1] * 5), row=1, col=1)
+    stacked.update_layout(margin=dict(l=10, r=10, t=60, b=10))
+    reserve_label_room(stacked)
+    assert stacked.layout.margin.to_plotly_json() == dict(l=10, r=10, t=60, b=10)
+
+
+def test_subplots_side_by_side_get_the_room_of_every_x_axis_and_of_the_first_y_axis() -> None:
+    side = make_subplots(rows=1, cols=2).add_trace(go.Bar(x=["a", "b"], y=[1, 2]), row=1, col=1)
+    side.add_trace(go.Bar(x=[f"{i} · extraordinarily" for i in range(12)], y=[1] * 12), row=1, col=2)
+    side.update_yaxes(title="rank", row=1, col=2)  # the second y axis lies between the plots, not in a margin
+    side.update_layout(margin=dict(l=10, r=10, t=60, b=10))
+    reserve_label_room(side)
+    margin = side.layout.margin
+    assert margin.b >= round(len("11 · extraordinarily") * CHAR_EM * 12 + TICK_PAD_PX["x"])  # x2's, upright
+    assert margin.l >= TICK_PAD_PX["y"] and margin.r == 10  # upright labels do not reach past the right edge
+
+
+def test_level_numbers_at_the_right_edge_get_half_a_label_of_room() -> None:
+    for largest, label in [(12345.5, "12345"), (0.0012, "0.0012")]:  # small ones drawn with their decimals
+        figure = go.Figure(go.Bar(x=[largest / 4, largest], y=["a", "b"], orientation="h"))
+        figure.update_layout(margin=dict(l=10, r=10, t=60, b=10))
+        reserve_label_room(figure)
+        assert figure.layout.margin.r >= round(len(label) * CHAR_EM * 12 / 2)
 
 
 def test_a_second_axis_and_a_side_legend_widen_the_right_margin() -> None:

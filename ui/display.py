@@ -15,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 
+import ui_label_room
 import ui_present
 from ui.links import MAX_LINK_VALUE, presenting, share_link
 
@@ -152,7 +153,7 @@ def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
     if shown:
         ui_present.thin_point_labels(figure)
     else:  # presentation mode's plots are tight on a small screen: a margin to spare would crowd them
-        ui_present.reserve_label_room(figure, ui_present.share_of(container))
+        ui_label_room.reserve_label_room(figure, ui_present.share_of(container))
     height, width = layout.height or 450, layout.width or 1100
     picture = st.session_state.get("picture_format", "png")
     config = {"toImageButtonOptions": {"format": picture, "filename": key, "height": height, "width": width,

@@ -1,0 +1,106 @@
+"""Margins as wide as the labels plotly draws around a chart need (normal mode; ``ui.chart`` calls it), so that
+plotly's automargin, which Streamlit's theme turns on, finds the room already there and draws each chart once:
+making room itself costs a second drawing, about 70 ms a chart in bench-latency's browser (docs/performance.md,
+"Interaction latency"). Plain arithmetic on a plotly figure's labels, checked by tests/test_label_room.py.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+CHAR_EM = 0.6  # a label's character, in em, taken wide (Source Sans averages about 0.5)
+FIT_EM = 0.45  # the same as plotly measures it when it tells whether level x labels fit
+TICK_PAD_PX = {"x": 12, "y": 28}  # a tick, the gap to its label and a little room (measured: automargin's own)
+LEVEL_LABEL_EM, LEVEL_LABEL_PAD_PX = 2.0, 24  # one line of level x labels (or a legend) under the plot
+TITLE_STANDOFF_PX = {"x": 24, "y": 32}  # Streamlit's theme keeps axis titles this far from the axis
+COLOUR_BAR_PX = 30 + 10 + 30  # plotly's colour bar, its gap to the plot and a little room
+LEGEND_MARK_PX = 72  # a vertical legend's symbol and padding beside its longest name
+MAIN_PX = 960  # the main column's width on a desktop screen
+
+
+def _tick_chars(figure: Any, letter: str, name: str) -> list[int]:
+    """The character counts of the tick labels axis ``name`` ("x", "y2") can show: its ticktext, its traces'
+    values where they are words, else the numbers they span as plotly writes them; [] for no labels."""
+    axis = figure.layout[f"{letter}axis{name[1:]}"]
+    if axis.showticklabels is False or axis.visible is False:
+        return []
+    if axis.ticktext is not None:
+        return [len(str(text)) for text in axis.ticktext]
+    values = [value for trace in figure.data if (getattr(trace, f"{letter}axis", None) or letter) == name
+              and getattr(trace, letter, None) is not None for value in getattr(trace, letter)]
+    if any(isinstance(value, str) for value in values):
+        return [len(value) for value in map(str, values)]
+    numbers = [abs(float(v)) for v in values if v is not None and float(v) == float(v)] or [100.0]
+    largest, negative = max(numbers), any(float(v) < 0 for v in values if v is not None)
+    if 0 < largest < 1:  # "0." and the decimals of about five ticks' step: 0.0012 is drawn as 0.0002 … 0.0012
+        return [negative + 2 + min(6, max(1, math.ceil(-math.log10(largest / 5))))]
+    return [negative + len(str(int(largest))) + (0 if largest >= 1000 else 3)]
+
+
+def _label_px(figure: Any, letter: str, name: str, font_px: float) -> float:
+    """The widest tick label of axis ``name``, in px."""
+    axis = figure.layout[f"{letter}axis{name[1:]}"]
+    return max(_tick_chars(figure, letter, name), default=0) * CHAR_EM * (axis.tickfont.size or font_px)
+
+
+def _title_px(axis: Any, letter: str) -> float:
+    """The room axis ``axis``'s title takes beside its tick labels: none without a title."""
+    return TITLE_STANDOFF_PX[letter] + 1.3 * (axis.title.font.size or 14) if axis.title.text else 0
+
+
+def _right_px(figure: Any, font_px: float) -> float:
+    """The room right of the plot: a second y axis, colour bars and a vertical legend."""
+    layout, right = figure.layout, 0.0
+    for key in [key for key, axis in layout.to_plotly_json().items()
+                if key.startswith("yaxis") and key != "yaxis" and axis.get("side") == "right"]:
+        right += _label_px(figure, "y", "y" + key[5:], font_px) + TICK_PAD_PX["y"] + _title_px(layout[key], "y")
+    bars = [trace.colorbar if trace.type == "heatmap" else trace.marker.colorbar for trace in figure.data
+            if (trace.type == "heatmap" and trace.showscale is not False)
+            or (getattr(trace, "marker", None) is not None and getattr(trace.marker, "showscale", None))]
+    if bars:
+        title = max(len(str(bar.title.text or "")) for bar in bars)
+        right += COLOUR_BAR_PX + max(5, title) * CHAR_EM * font_px
+    names = [len(trace.name or "") for trace in figure.data if trace.showlegend is not False and trace.name]
+    if len(names) > 1 and layout.showlegend is not False and layout.legend.orientation != "h":
+        right += max(names) * CHAR_EM * (layout.legend.font.size or font_px) + LEGEND_MARK_PX
+    return right
+
+
+def _x_room(figure: Any, name: str, plot_px: float, font_px: float) -> tuple[float, float]:
+    """The room x axis ``name`` ("x", "x2") needs under the plot and right of it, in px: its labels upright
+    (level_ticks) when they would not fit level on its share of ``plot_px``; a level label centred at the plot's
+    right edge has half of it in the right margin."""
+    axis = figure.layout[f"xaxis{name[1:]}"]
+    labels, x_px = _tick_chars(figure, "x", name), axis.tickfont.size or font_px
+    if axis.side == "top" or not labels:
+        return 0.0, 0.0
+    start, end = axis.domain or (0.0, 1.0)
+    if (sum(labels) + len(labels)) * FIT_EM * x_px > plot_px * (end - start) and axis.tickangle in (None, 90, -90):
+        return _label_px(figure, "x", name, font_px) + TICK_PAD_PX["x"] + _title_px(axis, "x"), 0.0
+    # words sit in the middle of their cells; a number's tick can lie on the edge itself
+    cell = plot_px * (end - start) / len(labels) if len(labels) > 1 else 0.0
+    beyond = max(0.0, _label_px(figure, "x", name, font_px) - cell) / 2 if end == 1 else 0.0
+    return LEVEL_LABEL_EM * x_px + LEVEL_LABEL_PAD_PX + _title_px(axis, "x"), beyond
+
+
+def reserve_label_room(figure: Any, share: float = 1.0) -> None:
+    """Margins as wide as the tick labels, axis titles, colour bars and legends plotly will draw need, so that
+    automargin (Streamlit's theme turns it on) finds the room already there and draws the chart once: making
+    room itself costs a second drawing, about 70 ms a chart in bench-latency's browser. An estimate on the wide
+    side; where it falls short, automargin still makes room. The plot is taken in a column of ``share`` of
+    MAIN_PX. Subplots side by side get the room of their outer axes (the first y on the left, every x below);
+    stacked subplots keep their margins, as does the top (the title's, set by wrap_title)."""
+    layout = figure.layout
+    if any(axis.domain not in (None, (0, 1)) for axis in figure.select_yaxes()):
+        return
+    font_px, margin = layout.font.size or 12, layout.margin
+    left = _label_px(figure, "y", "y", font_px) + TICK_PAD_PX["y"] + _title_px(layout.yaxis, "y")
+    right = _right_px(figure, font_px)
+    plot_px = MAIN_PX * share - left - right
+    names = sorted({"x", *(getattr(trace, "xaxis", None) or "x" for trace in figure.data)})
+    bottom, beyond = map(max, zip(*(_x_room(figure, name, plot_px, font_px) for name in names)))
+    right = max(right, beyond)
+    if layout.legend.orientation == "h" and (layout.legend.y is not None and layout.legend.y < 0):
+        bottom += LEVEL_LABEL_EM * font_px + LEVEL_LABEL_PAD_PX
+    figure.update_layout(margin=dict(l=max(margin.l or 0, round(left)), b=max(margin.b or 0, round(bottom)),
+                                     r=max(margin.r or 0, round(right))))
