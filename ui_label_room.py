@@ -28,8 +28,8 @@ def _tick_chars(figure: Any, letter: str, name: str) -> list[int]:
         return [len(str(text)) for text in axis.ticktext]
     values = [value for trace in figure.data if (getattr(trace, f"{letter}axis", None) or letter) == name
               and getattr(trace, letter, None) is not None for value in getattr(trace, letter)]
-    if any(isinstance(value, str) for value in values):
-        return [len(value) for value in map(str, values)]
+    if any(isinstance(value, str) for value in values):  # categories: each once, however many traces share it
+        return [len(value) for value in dict.fromkeys(map(str, values))]
     numbers = [abs(float(v)) for v in values if v is not None and float(v) == float(v)] or [100.0]
     largest, negative = max(numbers), any(float(v) < 0 for v in values if v is not None)
     if 0 < largest < 1:  # "0." and the decimals of about five ticks' step: 0.0012 is drawn as 0.0002 … 0.0012
@@ -89,7 +89,7 @@ def reserve_label_room(figure: Any, share: float = 1.0) -> None:
     room itself costs a second drawing, about 70 ms a chart in bench-latency's browser. An estimate on the wide
     side; where it falls short, automargin still makes room. The plot is taken in a column of ``share`` of
     MAIN_PX. Subplots side by side get the room of their outer axes (the first y on the left, every x below);
-    stacked subplots keep their margins, as does the top (the title's, set by wrap_title)."""
+    stacked subplots keep their margins. The top is the title's (wrap_title), or a legend's over the plot."""
     layout = figure.layout
     if any(axis.domain not in (None, (0, 1)) for axis in figure.select_yaxes()):
         return
@@ -100,7 +100,11 @@ def reserve_label_room(figure: Any, share: float = 1.0) -> None:
     names = sorted({"x", *(getattr(trace, "xaxis", None) or "x" for trace in figure.data)})
     bottom, beyond = map(max, zip(*(_x_room(figure, name, plot_px, font_px) for name in names)))
     right = max(right, beyond)
-    if layout.legend.orientation == "h" and (layout.legend.y is not None and layout.legend.y < 0):
-        bottom += LEVEL_LABEL_EM * font_px + LEVEL_LABEL_PAD_PX
+    legend, row = layout.legend, LEVEL_LABEL_EM * font_px + LEVEL_LABEL_PAD_PX
+    top = 0.0
+    if legend.orientation == "h" and legend.y is not None and legend.y < 0:
+        bottom += row
+    elif legend.orientation == "h" and legend.y is not None and legend.y > 1:  # a row of names over the plot
+        top = (legend.y - 1) * ((layout.height or 450) - (margin.t or 0) - bottom) + row
     figure.update_layout(margin=dict(l=max(margin.l or 0, round(left)), b=max(margin.b or 0, round(bottom)),
-                                     r=max(margin.r or 0, round(right))))
+                                     r=max(margin.r or 0, round(right)), t=max(margin.t or 0, round(top))))

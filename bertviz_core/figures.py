@@ -241,8 +241,9 @@ def rank_curves_figure(tracked: pd.DataFrame, title: str) -> go.Figure:
         data += [common | dict(y=rows["rank"], hovertemplate="%{x}: rank %{y}<extra></extra>"),
                  common | dict(y=rows["probability"], xaxis="x2", yaxis="y2", showlegend=False,
                                hovertemplate="%{x}: probability %{y:.4f}<extra></extra>")]
+    # the gap between the plots holds the probability axis: its labels (0.00006 for an untrained head) and title
     layout = dict(title=dict(text=plain(title)), height=400, margin=dict(l=10, r=10, t=80, b=10),
-                  xaxis=dict(domain=[0, 0.47]), xaxis2=dict(domain=[0.53, 1], anchor="y2"),
+                  xaxis=dict(domain=[0, 0.42]), xaxis2=dict(domain=[0.58, 1], anchor="y2"),
                   yaxis=dict(title="rank (1 = top guess)", type="log", autorange="reversed"),
                   yaxis2=dict(title="probability", anchor="x2", rangemode="tozero", tickformat=".2~r"),
                   legend=dict(orientation="h", y=1.02, yanchor="bottom", x=1, xanchor="right"))

@@ -29,6 +29,9 @@ def test_many_x_labels_are_taken_as_upright_and_a_narrow_column_turns_fewer_upri
     crowded = heatmap([f"{i} · {token}" for i in range(40) for token in ["bank"]], ["a"])
     reserve_label_room(crowded)
     assert crowded.layout.margin.b >= round(len("39 · bank") * CHAR_EM * 12 + TICK_PAD_PX["x"])
+    shared = go.Figure([go.Box(x=["layer 1", "layer 2"] * 50, y=list(range(100))) for _ in range(3)])
+    reserve_label_room(shared)  # 2 categories, however many values and traces: level
+    assert shared.layout.margin.b == round(LEVEL_LABEL_EM * 12 + LEVEL_LABEL_PAD_PX)
     labels = [f"{i} · river" for i in range(9)]
     wide, narrow = heatmap(labels, ["a"]), heatmap(labels, ["a"])
     reserve_label_room(wide)
@@ -73,3 +76,12 @@ def test_a_second_axis_and_a_side_legend_widen_the_right_margin() -> None:
                          margin=dict(l=10, r=10, t=60, b=10))
     reserve_label_room(figure)
     assert figure.layout.margin.r >= round(len("probability of the answer") * CHAR_EM * 12)
+
+
+def test_a_legend_over_the_plot_gets_a_row_above_it() -> None:
+    figure = go.Figure([go.Scatter(x=[0, 1], y=[1, 2], name=name) for name in ["business", "sports"]])
+    figure.update_layout(height=340, margin=dict(l=10, r=10, t=70, b=10),
+                         legend=dict(orientation="h", y=1 + 40 / 260, yanchor="bottom"))
+    reserve_label_room(figure)
+    margin = figure.layout.margin  # the legend sits 40/260 of the plot's height over it, the plot what is left
+    assert margin.t >= 40 / 260 * (340 - 70 - margin.b) + LEVEL_LABEL_EM * 12 + LEVEL_LABEL_PAD_PX - 1
