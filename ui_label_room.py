@@ -5,7 +5,10 @@ making room itself costs a second drawing, about 70 ms a chart in bench-latency'
 """
 from __future__ import annotations
 
+import html
 import math
+import re
+from numbers import Real
 from typing import Any
 
 CHAR_EM = 0.6  # a label's character, in em, taken wide (Source Sans averages about 0.5)
@@ -16,6 +19,26 @@ TITLE_STANDOFF_PX = {"x": 24, "y": 32}  # Streamlit's theme keeps axis titles th
 COLOUR_BAR_PX = 30 + 10 + 30  # plotly's colour bar, its gap to the plot and a little room
 LEGEND_MARK_PX = 72  # a vertical legend's symbol and padding beside its longest name
 MAIN_PX = 960  # the main column's width on a desktop screen
+DEFAULT_HEIGHT = 450  # plotly's, for a figure that sets none
+PLOTLY_MARGIN = dict(l=80, b=80, r=80, t=100)  # plotly's, for a side a figure leaves unset
+OTHER_VALUE_CHARS = 10  # a tick value that is neither a word nor a number (a date): taken as this wide
+TAG = re.compile(r"<[^>]*>")
+
+
+def _shown_chars(text: Any) -> int:
+    """The characters of ``text`` as plotly shows it: ``figures.plain`` escapes "<s>" to "&lt;s&gt;" and breaks
+    lines with "<br>", so the longest line, unescaped and without tags."""
+    lines = re.split(r"<br\s*/?>", str(text))
+    return max(len(html.unescape(TAG.sub("", line))) for line in lines)
+
+
+def _legend_shown(figure: Any) -> bool:
+    """Whether plotly draws a legend: as the layout says, else when more than one trace would show in it
+    (heatmaps stay out unless they ask)."""
+    if figure.layout.showlegend is not None:
+        return bool(figure.layout.showlegend)
+    return sum(trace.showlegend is True or (trace.showlegend is None and trace.type not in ("heatmap", "contour"))
+               for trace in figure.data) > 1
 
 
 def _tick_chars(figure: Any, letter: str, name: str) -> list[int]:
@@ -25,13 +48,15 @@ def _tick_chars(figure: Any, letter: str, name: str) -> list[int]:
     if axis.showticklabels is False or axis.visible is False:
         return []
     if axis.ticktext is not None:
-        return [len(str(text)) for text in axis.ticktext]
+        return [_shown_chars(text) for text in axis.ticktext]
     values = [value for trace in figure.data if (getattr(trace, f"{letter}axis", None) or letter) == name
               and getattr(trace, letter, None) is not None for value in getattr(trace, letter)]
     if any(isinstance(value, str) for value in values):  # categories: each once, however many traces share it
-        return [len(value) for value in dict.fromkeys(map(str, values))]
-    numbers = [abs(float(v)) for v in values if v is not None and float(v) == float(v)] or [100.0]
-    largest, negative = max(numbers), any(float(v) < 0 for v in values if v is not None)
+        return [_shown_chars(value) for value in dict.fromkeys(map(str, values))]
+    real = [float(v) for v in values if isinstance(v, Real) and math.isfinite(v)]
+    if len(real) < sum(v is not None for v in values):  # dates and other values plotly writes its own way
+        return [OTHER_VALUE_CHARS]
+    largest, negative = max(map(abs, real), default=100.0), any(v < 0 for v in real)
     if 0 < largest < 1:  # "0." and the decimals of about five ticks' step: 0.0012 is drawn as 0.0002 … 0.0012
         return [negative + 2 + min(6, max(1, math.ceil(-math.log10(largest / 5))))]
     return [negative + len(str(int(largest))) + (0 if largest >= 1000 else 3)]
@@ -51,17 +76,16 @@ def _title_px(axis: Any, letter: str) -> float:
 def _right_px(figure: Any, font_px: float) -> float:
     """The room right of the plot: a second y axis, colour bars and a vertical legend."""
     layout, right = figure.layout, 0.0
-    for key in [key for key, axis in layout.to_plotly_json().items()
-                if key.startswith("yaxis") and key != "yaxis" and axis.get("side") == "right"]:
-        right += _label_px(figure, "y", "y" + key[5:], font_px) + TICK_PAD_PX["y"] + _title_px(layout[key], "y")
+    for axis in figure.select_yaxes(selector=dict(side="right")):
+        right += _label_px(figure, "y", "y" + axis.plotly_name[5:], font_px) + TICK_PAD_PX["y"] + _title_px(axis, "y")
     bars = [trace.colorbar if trace.type == "heatmap" else trace.marker.colorbar for trace in figure.data
             if (trace.type == "heatmap" and trace.showscale is not False)
             or (getattr(trace, "marker", None) is not None and getattr(trace.marker, "showscale", None))]
     if bars:
-        title = max(len(str(bar.title.text or "")) for bar in bars)
+        title = max(_shown_chars(bar.title.text or "") for bar in bars)
         right += COLOUR_BAR_PX + max(5, title) * CHAR_EM * font_px
-    names = [len(trace.name or "") for trace in figure.data if trace.showlegend is not False and trace.name]
-    if len(names) > 1 and layout.showlegend is not False and layout.legend.orientation != "h":
+    names = [_shown_chars(trace.name) for trace in figure.data if trace.showlegend is not False and trace.name]
+    if names and _legend_shown(figure) and layout.legend.orientation != "h":
         right += max(names) * CHAR_EM * (layout.legend.font.size or font_px) + LEGEND_MARK_PX
     return right
 
@@ -94,17 +118,22 @@ def reserve_label_room(figure: Any, share: float = 1.0) -> None:
     if any(axis.domain not in (None, (0, 1)) for axis in figure.select_yaxes()):
         return
     font_px, margin = layout.font.size or 12, layout.margin
-    left = _label_px(figure, "y", "y", font_px) + TICK_PAD_PX["y"] + _title_px(layout.yaxis, "y")
+    asked = {side: margin[side] if margin[side] is not None else px for side, px in PLOTLY_MARGIN.items()}
+    y_labels = _label_px(figure, "y", "y", font_px)
+    y_title = _title_px(layout.yaxis, "y") if layout.yaxis.visible is not False else 0.0
+    left = y_labels + (TICK_PAD_PX["y"] if y_labels else 0) + y_title
     right = _right_px(figure, font_px)
     plot_px = MAIN_PX * share - left - right
-    names = sorted({"x", *(getattr(trace, "xaxis", None) or "x" for trace in figure.data)})
+    traced = {getattr(trace, "xaxis", None) or "x" for trace in figure.data}
+    names = sorted({"x"} | {name for name in traced if f"xaxis{name[1:]}" in layout})  # an axis never laid out: none
     bottom, beyond = map(max, zip(*(_x_room(figure, name, plot_px, font_px) for name in names)))
     right = max(right, beyond)
     legend, row = layout.legend, LEVEL_LABEL_EM * font_px + LEVEL_LABEL_PAD_PX
     top = 0.0
-    if legend.orientation == "h" and legend.y is not None and legend.y < 0:
+    level_legend = _legend_shown(figure) and legend.orientation == "h" and legend.y is not None
+    if level_legend and legend.y < 0:
         bottom += row
-    elif legend.orientation == "h" and legend.y is not None and legend.y > 1:  # a row of names over the plot
-        top = (legend.y - 1) * ((layout.height or 450) - (margin.t or 0) - bottom) + row
-    figure.update_layout(margin=dict(l=max(margin.l or 0, round(left)), b=max(margin.b or 0, round(bottom)),
-                                     r=max(margin.r or 0, round(right)), t=max(margin.t or 0, round(top))))
+    elif level_legend and legend.y > 1:  # a row of names over the plot
+        top = (legend.y - 1) * ((layout.height or DEFAULT_HEIGHT) - asked["t"] - bottom) + row
+    needed = dict(l=left, b=bottom, r=right, t=top)
+    figure.update_layout(margin={side: max(asked[side], round(px)) for side, px in needed.items()})

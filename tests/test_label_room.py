@@ -2,6 +2,8 @@
 draws each chart once (docs/performance.md, "Interaction latency"); never narrower than the figure asked."""
 from __future__ import annotations
 
+import datetime
+
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
@@ -30,6 +32,7 @@ def test_many_x_labels_are_taken_as_upright_and_a_narrow_column_turns_fewer_upri
     reserve_label_room(crowded)
     assert crowded.layout.margin.b >= round(len("39 · bank") * CHAR_EM * 12 + TICK_PAD_PX["x"])
     shared = go.Figure([go.Box(x=["layer 1", "layer 2"] * 50, y=list(range(100))) for _ in range(3)])
+    shared.update_layout(margin=dict(l=10, r=10, t=60, b=10))
     reserve_label_room(shared)  # 2 categories, however many values and traces: level
     assert shared.layout.margin.b == round(LEVEL_LABEL_EM * 12 + LEVEL_LABEL_PAD_PX)
     labels = [f"{i} · river" for i in range(9)]
@@ -85,3 +88,26 @@ def test_a_legend_over_the_plot_gets_a_row_above_it() -> None:
     reserve_label_room(figure)
     margin = figure.layout.margin  # the legend sits 40/260 of the plot's height over it, the plot what is left
     assert margin.t >= 40 / 260 * (340 - 70 - margin.b) + LEVEL_LABEL_EM * 12 + LEVEL_LABEL_PAD_PX - 1
+
+
+def test_no_room_for_a_legend_plotly_does_not_draw_and_a_right_y_axis_is_counted() -> None:
+    one = go.Figure(go.Scatter(x=["a", "b"], y=[1, 2], name="business"))  # one trace: no legend drawn
+    one.update_layout(margin=dict(l=10, r=10, t=20, b=10), legend=dict(orientation="h", y=1.2, yanchor="bottom"))
+    reserve_label_room(one)
+    assert one.layout.margin.t == 20
+    right = go.Figure([go.Scatter(x=[0, 1], y=[1, 2]), go.Scatter(x=[0, 1], y=[1000, 2000], yaxis="y2")])
+    right.update_layout(showlegend=False, margin=dict(l=10, r=10, t=60, b=10))
+    right.update_layout(yaxis2=dict(overlaying="y", side="right"))
+    reserve_label_room(right)
+    assert right.layout.margin.r >= round(len("2000") * CHAR_EM * 12 + TICK_PAD_PX["y"])
+
+
+def test_labels_are_measured_as_shown_and_dates_are_taken_in_their_stride() -> None:
+    escaped, plain = heatmap(["a"], ["&lt;s&gt;", "bank"]), heatmap(["a"], ["[CLS]", "bank"])
+    reserve_label_room(escaped)
+    reserve_label_room(plain)
+    assert escaped.layout.margin.l < plain.layout.margin.l  # "<s>" is 3 characters on screen, not 9
+    dated = go.Figure(go.Scatter(x=[datetime.date(2026, 11, 27), None], y=[1, float("inf")]))
+    dated.update_layout(margin=dict(l=10, r=10, t=60, b=10))
+    reserve_label_room(dated)  # raises nothing; the y axis gets a number's room
+    assert dated.layout.margin.b == round(LEVEL_LABEL_EM * 12 + LEVEL_LABEL_PAD_PX)
