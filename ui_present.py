@@ -16,6 +16,8 @@ from typing import Any
 
 import streamlit as st
 
+from ui_label_room import DEFAULT_HEIGHT
+
 SCREEN_PX = 480  # the height of 1280 x 720 at 150 % zoom, in CSS px
 CHART_PX = 390  # a chart's height in presentation mode: the screen less Streamlit's header bar (82 px)
 GRID_PX = 330  # a grid of scatters' panels in presentation mode; its legend takes the rest of CHART_PX
@@ -74,7 +76,6 @@ def title_chars(present: bool, container: Any = None) -> int:
 
 
 MULTILINE_PAD = 12  # px
-DEFAULT_HEIGHT = 450  # plotly's, for a figure that sets none
 
 
 def wrap_title(figure: Any, chars: int, line_px: int, max_height: int | None = None) -> None:

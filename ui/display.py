@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-
 import ui_label_room
 import ui_present
 from ui.links import MAX_LINK_VALUE, presenting, share_link
@@ -154,7 +153,7 @@ def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
         ui_present.thin_point_labels(figure)
     else:  # presentation mode's plots are tight on a small screen: a margin to spare would crowd them
         ui_label_room.reserve_label_room(figure, ui_present.share_of(container))
-    height, width = layout.height or 450, layout.width or 1100
+    height, width = layout.height or ui_label_room.DEFAULT_HEIGHT, layout.width or 1100
     picture = st.session_state.get("picture_format", "png")
     config = {"toImageButtonOptions": {"format": picture, "filename": key, "height": height, "width": width,
                                        "scale": 2 if picture == "png" else 1}, "displaylogo": False}
