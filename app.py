@@ -1,9 +1,10 @@
 """BERT Embedding Explorer: entry point. Page config, the model sidebar, and navigation over the page registry."""
 import streamlit as st
 
-from bertviz_core.page_registry import PAGES
-from ui import PRESENT, model_key, model_sidebar, presentation_style
-from ui_warm import page_running, preload_encoder
+from bertviz_core.views.page_registry import PAGES
+from ui import (
+    model_key, model_sidebar, page_running, preload_encoder, PRESENT, presentation_style,
+)
 
 st.set_page_config(page_title="BERT Embedding Explorer", page_icon="🔎", layout="wide",
                    initial_sidebar_state="collapsed" if st.query_params.get(PRESENT) == "true" else "auto")

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
 from bertviz_core import load_encoder  # noqa: E402
-from bertviz_core.attribution import DEFAULT_STEPS, default_at_layer, pair_attribution  # noqa: E402
+from bertviz_core.measures.attribution import DEFAULT_STEPS, default_at_layer, pair_attribution  # noqa: E402
 
 GOAL_S, GOAL_ERROR = 3.0, 0.02
 # Two sentences of 20 tokens each on the bundled model's tokenizer, [CLS] and [SEP] included.

@@ -19,7 +19,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
-from bertviz_core.cka import cka_matrix, rsa_matrix  # noqa: E402
+from bertviz_core.measures.cka import cka_matrix, rsa_matrix  # noqa: E402
 
 GOAL_S = 1.0
 

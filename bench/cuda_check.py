@@ -24,7 +24,7 @@ import torch  # noqa: E402
 
 from bertviz_core import load_encoder  # noqa: E402
 from bertviz_core.corpora import news_topics  # noqa: E402
-from bertviz_core.encoder import BATCH_LIMITS  # noqa: E402
+from bertviz_core.model.encoder import BATCH_LIMITS  # noqa: E402
 from embed_throughput import varied_texts  # noqa: E402
 
 # (padded tokens, texts) a batch; the current limit is among them.

@@ -21,9 +21,9 @@ import torch  # noqa: E402
 
 from bertviz_core import load_encoder  # noqa: E402
 from bertviz_core.corpora import news_topics, word_presets  # noqa: E402
-from bertviz_core.encoder import BATCH_LIMITS  # noqa: E402
-from bertviz_core.models import bundled_model_dir  # noqa: E402
-from bertviz_core.pooling import supported_strategies  # noqa: E402
+from bertviz_core.model.encoder import BATCH_LIMITS  # noqa: E402
+from bertviz_core.model.models import bundled_model_dir  # noqa: E402
+from bertviz_core.measures.pooling import supported_strategies  # noqa: E402
 
 
 def varied_texts(n: int) -> list[str]:

@@ -28,7 +28,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
-from bertviz_core.page_registry import PAGES  # noqa: E402
+from bertviz_core.views.page_registry import PAGES  # noqa: E402
 
 OBSERVE = """() => { window.__last = 0;
   new MutationObserver(() => { window.__last = performance.now(); })

@@ -27,9 +27,9 @@ import streamlit as st
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bertviz_core import describe  # noqa: E402
 from bertviz_core.figures import layer_label  # noqa: E402
-from bertviz_core.grid_figures import Panel, pca_grid_figure, unit_square  # noqa: E402
-from bertviz_core.pooling import supported_strategies  # noqa: E402
-from bertviz_core.pooling_grid import grid_cells  # noqa: E402
+from bertviz_core.figures.grid_figures import Panel, pca_grid_figure, unit_square  # noqa: E402
+from bertviz_core.measures.pooling import supported_strategies  # noqa: E402
+from bertviz_core.measures.pooling_grid import grid_cells  # noqa: E402
 from ui import scatter_grid  # noqa: E402
 
 PALETTE = ["#636efa", "#ef553b", "#00cc96", "#ab63fa"]

@@ -30,7 +30,7 @@ def child(rows: int) -> None:
 
     from bertviz_core import load_encoder
     from bertviz_core.corpora import reference_corpus
-    from bertviz_core.token_index import token_index
+    from bertviz_core.model.token_index import token_index
 
     encoder = load_encoder(device="cpu")
     base = reference_corpus()

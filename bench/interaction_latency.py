@@ -32,7 +32,7 @@ from tiny_models import save_tiny_bert  # noqa: E402
 
 from bertviz_core import describe  # noqa: E402
 from bertviz_core.figures import layer_label  # noqa: E402
-from bertviz_core.page_registry import PAGES  # noqa: E402
+from bertviz_core.views.page_registry import PAGES  # noqa: E402
 from bertviz_core.precompute.offered import SETTING  # noqa: E402
 
 OBSERVE = """() => {

@@ -95,7 +95,7 @@ elif CANDIDATE == "datashader-image":  # every point drawn on the server, plotly
 elif CANDIDATE == "plotly-density":  # the app's own map (map_figures), built once as the app caches it: every
     import sys  # point up to 100,000; beyond, a density image of every point under a 20,000-point sample
     sys.path.insert(0, os.environ["MAP_ROOT"])
-    from bertviz_core.map_figures import map_figure
+    from bertviz_core.figures.map_figures import map_figure
     figure = st.cache_data(lambda n: map_figure(xy, labels.astype(str).tolist(), texts.tolist(), "map"))(N)
     st.plotly_chart(figure, key="map")
 else:  # every point, in an iframe: DuckDB-WASM (from the CDN, answered by duckdb_from_wheel) and WebGPU

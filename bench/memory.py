@@ -25,7 +25,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from bertviz_core import describe  # noqa: E402
 from bertviz_core.corpora import news_topics  # noqa: E402
-from bertviz_core.pooling import POOLINGS, supported_strategies  # noqa: E402
+from bertviz_core.measures.pooling import POOLINGS, supported_strategies  # noqa: E402
 
 
 def memory_mb(pid: int) -> dict[str, float]:

@@ -27,7 +27,7 @@ from page_checks import UPLOAD, Setting, checks  # noqa: E402
 from tiny_models import save_tiny_bert  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-from bertviz_core.page_registry import PAGES  # noqa: E402
+from bertviz_core.views.page_registry import PAGES  # noqa: E402
 from bertviz_core.precompute.offered import SETTING  # noqa: E402
 
 # Uploads larger than a 1 MiB store, on every page with an uploader (its settings changed after): 40 rows give a

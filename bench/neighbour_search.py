@@ -23,8 +23,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.neighbors import NearestNeighbors  # noqa: E402
 
-from bertviz_core.neighbours import nearest_tokens  # noqa: E402
-from bertviz_core.token_index import TokenIndex  # noqa: E402
+from bertviz_core.measures.neighbours import nearest_tokens  # noqa: E402
+from bertviz_core.model.token_index import TokenIndex  # noqa: E402
 
 
 def timed(run, repeats: int) -> tuple[float, object]:  # noqa: ANN001

@@ -31,10 +31,10 @@ import pandas as pd  # noqa: E402
 from embed_throughput import varied_texts  # noqa: E402
 
 from bertviz_core import load_encoder, open_store  # noqa: E402
-from bertviz_core.models import bundled_model_dir  # noqa: E402
+from bertviz_core.model.models import bundled_model_dir  # noqa: E402
 from bertviz_core.precompute.request import Request, pooled_columns, shard_outputs, store_columns  # noqa: E402
 from bertviz_core.precompute.run import SHARD_ROWS, precompute  # noqa: E402
-from bertviz_core.store import release_free_memory  # noqa: E402
+from bertviz_core.runtime.store import release_free_memory  # noqa: E402
 
 def _status(field: str) -> int:
     """Bytes of ``field`` (VmRSS, VmHWM, RssAnon, RssFile) of this process."""

@@ -19,8 +19,8 @@ sys.path[:0] = [str(ROOT)]
 
 from bertviz_core import load_encoder  # noqa: E402
 from bertviz_core.corpora import news_topics  # noqa: E402
-from bertviz_core.pooling_grid import cell_vectors, grid_cells  # noqa: E402
-from bertviz_core.task_measures import DEFAULT_STRATEGIES, probe  # noqa: E402
+from bertviz_core.measures.pooling_grid import cell_vectors, grid_cells  # noqa: E402
+from bertviz_core.measures.task_measures import DEFAULT_STRATEGIES, probe  # noqa: E402
 
 
 def main() -> None:

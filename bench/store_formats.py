@@ -171,7 +171,7 @@ def main() -> None:
     from store_search import mixtures
 
     from bertviz_core import load_encoder
-    from bertviz_core.pooling import vectors_at
+    from bertviz_core.measures.pooling import vectors_at
 
     encoder = load_encoder(None, "cpu")
     texts = corpus(arguments.texts + arguments.queries)

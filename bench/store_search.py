@@ -134,7 +134,7 @@ def main() -> None:
     from precompute_throughput import corpus
 
     from bertviz_core import load_encoder
-    from bertviz_core.pooling import vectors_at
+    from bertviz_core.measures.pooling import vectors_at
     from bertviz_core.precompute.request import Request
     from bertviz_core.precompute.run import precompute
 

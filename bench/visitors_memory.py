@@ -41,7 +41,7 @@ from playwright.sync_api import Browser, sync_playwright  # noqa: E402
 from page_checks import checks  # noqa: E402
 
 from bertviz_core.corpora import news_topics  # noqa: E402
-from bertviz_core.page_registry import PAGES  # noqa: E402
+from bertviz_core.views.page_registry import PAGES  # noqa: E402
 
 MB = 1024  # /proc reports kB
 WORDS = sorted({w.strip(".,;:!?'\"()").lower() for t in news_topics().text for w in t.split()} - {""})

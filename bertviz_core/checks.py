@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bertviz_core.encoding import check_unicode
+from bertviz_core.model.encoding import check_unicode
 
 
 def shown(value: Any, limit: int = 60) -> str:

@@ -15,7 +15,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests")]
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from bertviz_core.page_registry import PAGES  # noqa: E402
+from bertviz_core.views.page_registry import PAGES  # noqa: E402
 
 HEIGHT = 1500  # viewport height, px, unless HEIGHTS says otherwise
 HEIGHTS = {"": 900, "word_similarity": 1700, "attention": 1600, "masked_words": 2100, "similar_contexts": 2600, "task_measures": 1500}  # by URL path

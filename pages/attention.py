@@ -6,28 +6,15 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
-from bertviz_core.attention import HEAD_STATISTICS, statistic_grid, token_view
+from bertviz_core.measures.attention import HEAD_STATISTICS, statistic_grid, token_view
 from bertviz_core.corpora import TUTORIAL
-from bertviz_core.lengths import cut_note
-from bertviz_core.page_views import head_numbers, head_view, model_view_note
-from bertviz_core.tokens import pair_layout
+from bertviz_core.model.lengths import cut_note
+from bertviz_core.views.page_views import head_numbers, head_view, model_view_note
+from bertviz_core.words.tokens import pair_layout
 from ui import (
-    attention_summary,
-    attention_weights,
-    chart,
-    cut_warning,
-    download_csv,
-    encoder,
-    ensure_app_navigation,
-    int_slider,
-    literal,
-    model_input,
-    model_key,
-    or_stop,
-    teaching_panel,
+    attention_summary, attention_weights, chart, choose, cut_warning, download_csv, encoder, ensure_app_navigation,
+    head_label, int_slider, literal, model_input, model_key, open_head, OPENED, or_stop, teaching_panel,
 )
-from ui_pickers import choose
-from ui_widgets import OPENED, head_label, open_head
 
 ensure_app_navigation()
 

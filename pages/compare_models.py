@@ -3,8 +3,8 @@ through both, side by side."""
 import streamlit as st
 
 from bertviz_core import figures
-from bertviz_core.cka import DEBIASED_MIN_TEXTS
-from bertviz_core.model_comparison import (
+from bertviz_core.measures.cka import DEBIASED_MIN_TEXTS
+from bertviz_core.views.model_comparison import (
     ESTIMATORS,
     LEVELS,
     LAYER_STRATEGIES,
@@ -15,37 +15,13 @@ from bertviz_core.model_comparison import (
     text_choices,
     word_pieces,
 )
-from bertviz_core.layer_matches import best_matches, layer_story
-from bertviz_core.pooling import POOLINGS
+from bertviz_core.views.layer_matches import best_matches, layer_story
+from bertviz_core.measures.pooling import POOLINGS
 from ui import (
-    chart,
-    corpus_digest,
-    download_csv,
-    encoder,
-    ensure_app_navigation,
-    get_encoder,
-    int_slider,
-    literal,
-    model_input,
-    model_key,
-    or_stop,
-    table,
-    teaching_panel,
+    aligned_pair, chart, choose, columns, comparison_code, corpus_digest, corpus_source, cut_warnings, download_csv,
+    encoder, ensure_app_navigation, get_encoder, identities, int_slider, layer_comparison, literal, match_evidence,
+    model_input, model_key, or_stop, pick_model_b, pooled_pair, table, teaching_panel, tokenization_table,
 )
-from ui_compare_models import (
-    aligned_pair,
-    comparison_code,
-    cut_warnings,
-    identities,
-    layer_comparison,
-    match_evidence,
-    pick_model_b,
-    pooled_pair,
-    tokenization_table,
-)
-from ui_pickers import choose
-from ui_present import columns
-from ui_uploads import corpus_source
 
 ensure_app_navigation()
 

@@ -3,34 +3,18 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
-from bertviz_core.comparison import pair_versus_alone, ranking
+from bertviz_core.views.comparison import pair_versus_alone, ranking
 from bertviz_core.corpora import news_topics
-from bertviz_core.lengths import cut_note
-from bertviz_core.page_views import compare_default_layer, read_lines, sentence_labels, tokens_preview
-from bertviz_core.pooling import POOLINGS, supported_strategies
-from bertviz_core.similarity import CORRECTIONS, METRICS
-from bertviz_core.tokens import pair_layout
+from bertviz_core.model.lengths import cut_note
+from bertviz_core.views.page_views import compare_default_layer, read_lines, sentence_labels, tokens_preview
+from bertviz_core.measures.pooling import POOLINGS, supported_strategies
+from bertviz_core.measures.similarity import CORRECTIONS, METRICS
+from bertviz_core.words.tokens import pair_layout
 from ui import (
-    chart,
-    compared,
-    corpus_digest,
-    corpus_lengths,
-    cut_warning,
-    download_csv,
-    embed_corpus,
-    encode_texts,
-    encoder,
-    ensure_app_navigation,
-    int_slider,
-    literal,
-    model_input,
-    model_key,
-    table,
-    teaching_panel,
+    chart, choose, columns, compared, corpus_digest, corpus_lengths, cut_warning, download_csv, embed_corpus,
+    encode_texts, encoder, ensure_app_navigation, int_slider, literal, model_input, model_key, ranking_store_view,
+    table, teaching_panel,
 )
-from ui_pickers import choose
-from ui_present import columns
-from ui_stores import ranking_store_view
 
 ensure_app_navigation()
 

@@ -2,25 +2,15 @@
 import pandas as pd
 import streamlit as st
 
-from bertviz_core import figures, recipes, stats
+from bertviz_core import figures, recipes
+from bertviz_core.measures import stats
 from bertviz_core.corpora import TUTORIAL
-from bertviz_core.lengths import cut_note
-from bertviz_core.page_views import layer_numbers, state_count
+from bertviz_core.model.lengths import cut_note
+from bertviz_core.views.page_views import layer_numbers, state_count
 from ui import (
-    chart,
-    cut_warning,
-    download_csv,
-    encode_texts,
-    encoder,
-    ensure_app_navigation,
-    int_slider,
-    model_key,
-    table,
-    teaching_panel,
+    chart, choose, columns, cut_warning, detached, download_csv, encode_texts, encoder, ensure_app_navigation,
+    int_slider, model_key, table, teaching_panel,
 )
-from ui_pickers import choose
-from ui_present import columns
-from ui_widgets import detached
 
 ensure_app_navigation()
 

@@ -4,31 +4,15 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
-from bertviz_core.lengths import cut_note
-from bertviz_core.masked import MAX_TOP_K, NO_HEAD_REASON, mask_word, word_labels, words
-from bertviz_core.models import KNOWN_HUB_MODELS
-from bertviz_core.page_views import every_guess, mask_names, miswritten_note, per_mask, settles
+from bertviz_core.model.lengths import cut_note
+from bertviz_core.measures.masked import MAX_TOP_K, NO_HEAD_REASON, mask_word, word_labels, words
+from bertviz_core.model.models import KNOWN_HUB_MODELS
+from bertviz_core.views.page_views import every_guess, mask_names, miswritten_note, per_mask, settles
 from ui import (
-    active_info,
-    chart,
-    cut_warning,
-    download_csv,
-    encoder,
-    ensure_app_navigation,
-    int_slider,
-    literal,
-    masked_lens,
-    masks,
-    model_input,
-    model_key,
-    offer_model,
-    or_stop,
-    table,
+    active_info, chart, choose, columns, cut_warning, download_csv, encoder, ensure_app_navigation, int_slider,
+    literal, masked_lens, masks, model_input, model_key, nearest_embeddings, offer_model, or_stop, table,
     teaching_panel,
 )
-from ui_masked import nearest_embeddings
-from ui_pickers import choose
-from ui_present import columns
 
 ensure_app_navigation()
 BERT = KNOWN_HUB_MODELS[0]

@@ -1,9 +1,9 @@
 """Home: what the explorer shows and where to start."""
 import streamlit as st
 
-from bertviz_core.models import BUNDLED_MODEL_NOTE
-from bertviz_core.page_registry import PAGES
-from bertviz_core.page_views import state_count
+from bertviz_core.model.models import BUNDLED_MODEL_NOTE
+from bertviz_core.views.page_registry import PAGES
+from bertviz_core.views.page_views import state_count
 from ui import active_info, ensure_app_navigation, literal
 
 ensure_app_navigation()

@@ -2,11 +2,12 @@
 import pandas as pd
 import streamlit as st
 
-from bertviz_core import figures, grid_figures, recipes
-from bertviz_core.lengths import cut_note
-from bertviz_core.page_views import layer_numbers, pooling_default_layers
-from bertviz_core.pooling import POOLINGS, supported_strategies
-from bertviz_core.pooling_grid import (
+from bertviz_core import figures, recipes
+from bertviz_core.figures import grid_figures
+from bertviz_core.model.lengths import cut_note
+from bertviz_core.views.page_views import layer_numbers, pooling_default_layers
+from bertviz_core.measures.pooling import POOLINGS, supported_strategies
+from bertviz_core.measures.pooling_grid import (
     Cell,
     LabelCheck,
     cell_title,
@@ -16,27 +17,10 @@ from bertviz_core.pooling_grid import (
     separation_scores,
 )
 from ui import (
-    chart,
-    corpus_digest,
-    corpus_lengths,
-    cut_warning,
-    download_csv,
-    download_npy,
-    embed_corpus,
-    encoder,
-    ensure_app_navigation,
-    model_key,
-    pooling_cell,
-    presenting,
-    scatter_grid,
-    score_grid_view,
-    teaching_panel,
-    with_progress,
+    chart, corpus_digest, corpus_downloads, corpus_lengths, corpus_source, cut_warning, detached, download_csv,
+    download_npy, embed_corpus, encoder, ensure_app_navigation, model_key, pooling_cell, pooling_store_view,
+    presenting, scatter_grid, score_grid_view, strategy_label, teaching_panel, with_progress,
 )
-from ui_exports import corpus_downloads
-from ui_store_measures import pooling_store_view
-from ui_uploads import corpus_source
-from ui_widgets import detached, strategy_label
 
 ensure_app_navigation()
 

@@ -5,41 +5,18 @@ from bertviz_core import figures, recipes
 from bertviz_core.corpora import TUTORIAL
 from bertviz_core.corpora.tutorial import query_token
 from bertviz_core.figures import layer_label
-from bertviz_core.lengths import cut_note
-from bertviz_core.neighbours import MIN_CONTEXTS, MIN_TEXTS, own_sentences, word_contextuality
-from bertviz_core.page_views import fewer_tokens_note, neighbours_listed
-from bertviz_core.pooling import POOLINGS, supported_strategies
-from bertviz_core.similarity import METRICS
-from bertviz_core.token_index import index_rows
+from bertviz_core.model.lengths import cut_note
+from bertviz_core.measures.neighbours import MIN_CONTEXTS, MIN_TEXTS, own_sentences, word_contextuality
+from bertviz_core.views.page_views import fewer_tokens_note, neighbours_listed
+from bertviz_core.measures.pooling import POOLINGS, supported_strategies
+from bertviz_core.measures.similarity import METRICS
+from bertviz_core.model.token_index import index_rows
 from ui import (
-    chart,
-    corpus_contextuality,
-    corpus_digest,
-    corpus_lengths,
-    cut_warning,
-    download_csv,
-    embed_corpus,
-    encode_texts,
-    encoder,
-    ensure_app_navigation,
-    int_slider,
-    literal,
-    model_input,
-    model_key,
-    neighbour_summary,
-    or_stop,
-    sentence_neighbours,
-    table,
-    teaching_panel,
-    token_index,
-    token_neighbours,
-    with_progress,
+    chart, choose, columns, contextuality_view, corpus_contextuality, corpus_digest, corpus_lengths, corpus_source,
+    cut_warning, download_csv, embed_corpus, encode_texts, encoder, ensure_app_navigation, int_slider, literal,
+    measures_view, model_input, model_key, neighbour_summary, or_stop, sentence_neighbours, store_view, table,
+    teaching_panel, token_index, token_neighbours, with_progress,
 )
-from ui_pickers import choose
-from ui_present import columns
-from ui_store_contexts import contextuality_view, measures_view
-from ui_stores import store_view
-from ui_uploads import corpus_source
 
 ensure_app_navigation()
 

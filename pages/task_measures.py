@@ -3,10 +3,11 @@ correlation with gold similarity scores, beside maps that say how faithful they 
 import pandas as pd
 import streamlit as st
 
-from bertviz_core import figures, grid_figures, recipes
+from bertviz_core import figures, recipes
+from bertviz_core.figures import grid_figures
 from bertviz_core.corpora import sentence_pairs
-from bertviz_core.lengths import cut_note
-from bertviz_core.page_views import (
+from bertviz_core.model.lengths import cut_note
+from bertviz_core.views.page_views import (
     DEFAULT_PAIR_CORRECTION,
     default_cell,
     folds_note,
@@ -14,11 +15,11 @@ from bertviz_core.page_views import (
     layer_numbers,
     map_title,
 )
-from bertviz_core.pooling import POOLINGS, supported_strategies
-from bertviz_core.pooling_grid import Cell, check_labels, grid_cells, silhouette_grid
-from bertviz_core.projection import PROJECTIONS, TRUST_NEIGHBOURS
-from bertviz_core.similarity import CORRECTIONS
-from bertviz_core.task_measures import (
+from bertviz_core.measures.pooling import POOLINGS, supported_strategies
+from bertviz_core.measures.pooling_grid import Cell, check_labels, grid_cells, silhouette_grid
+from bertviz_core.measures.projection import PROJECTIONS, TRUST_NEIGHBOURS
+from bertviz_core.measures.similarity import CORRECTIONS
+from bertviz_core.measures.task_measures import (
     DEFAULT_STRATEGIES,
     PROBE_PROTOCOL,
     check_pairs,
@@ -27,31 +28,11 @@ from bertviz_core.task_measures import (
     probe_plan,
 )
 from ui import (
-    corpus_digest,
-    corpus_lengths,
-    correlation_scores,
-    cut_warning,
-    download_csv,
-    embed_corpus,
-    encoder,
-    ensure_app_navigation,
-    map_cell,
-    model_key,
-    or_stop,
-    parse_pairs,
-    pooling_cell,
-    probe_cell,
-    probe_grids_view,
-    progress_over,
-    scatter_grid,
-    score_grid_view,
-    teaching_panel,
-    with_progress,
+    columns, corpus_digest, corpus_lengths, corpus_source, correlation_scores, cut_warning, detached, download_csv,
+    embed_corpus, encoder, ensure_app_navigation, map_cell, maps_store_view, model_key, or_stop, over_budget,
+    page_budget, parse_pairs, pooling_cell, probe_cell, probe_grids_view, probe_store_view, progress_over, refuse,
+    scatter_grid, score_grid_view, show_pairs_summary, teaching_panel, with_progress,
 )
-from ui_present import columns
-from ui_store_measures import maps_store_view, probe_store_view
-from ui_uploads import corpus_source, over_budget, page_budget, refuse, show_pairs_summary
-from ui_widgets import detached
 
 ensure_app_navigation()
 

@@ -6,10 +6,10 @@ import streamlit as st
 
 from bertviz_core import recipes
 from bertviz_core.corpora import TUTORIAL
-from bertviz_core.lengths import cut_note
-from bertviz_core.page_views import VOCAB_SHOWN, default_padding, token_counts, vocab_rows, vocab_window
-from bertviz_core.tokens import annotate_tokens, highlight_html, token_scheme, unknown_characters
-from bertviz_core.vocab import kind_counts, search_vocabulary
+from bertviz_core.model.lengths import cut_note
+from bertviz_core.views.page_views import VOCAB_SHOWN, default_padding, token_counts, vocab_rows, vocab_window
+from bertviz_core.words.tokens import annotate_tokens, highlight_html, token_scheme, unknown_characters
+from bertviz_core.words.vocab import kind_counts, search_vocabulary
 from ui import (
     cut_warning,
     download_csv,

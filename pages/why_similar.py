@@ -2,9 +2,9 @@
 alike token in the other text (MaxSim)."""
 import streamlit as st
 
-from bertviz_core.attribution import DEFAULT_STEPS, MAX_TOKENS, PAIR_STRATEGIES, REFERENCES, default_at_layer
-from bertviz_core.pair_figures import pair_heatmap, pair_lines_figure
-from bertviz_core.token_pairs import (
+from bertviz_core.measures.attribution import DEFAULT_STEPS, MAX_TOKENS, PAIR_STRATEGIES, REFERENCES, default_at_layer
+from bertviz_core.figures.pair_figures import pair_heatmap, pair_lines_figure
+from bertviz_core.views.token_pairs import (
     DEFAULT_PAIR,
     STEP_CHOICES,
     at_layer_range,
@@ -14,19 +14,9 @@ from bertviz_core.token_pairs import (
     colour_reach,
 )
 from ui import (
-    chart,
-    download_csv,
-    encoder,
-    ensure_app_navigation,
-    int_slider,
-    model_key,
-    or_stop,
-    table,
-    teaching_panel,
+    attribution, attribution_code, chart, columns, cut_notice, download_csv, encoder, ensure_app_navigation,
+    int_slider, maxsim, model_key, model_of, or_stop, table, teaching_panel,
 )
-from ui.results import model_of
-from ui_present import columns
-from ui_why_similar import attribution, attribution_code, cut_notice, maxsim
 
 ensure_app_navigation()
 

@@ -5,10 +5,10 @@ import streamlit as st
 from bertviz_core import figures, recipes
 from bertviz_core.corpora import TUTORIAL, known_senses, word_presets
 from bertviz_core.corpora.tutorial import TUTORIAL_STRATEGY, tutorial_comparison
-from bertviz_core.lengths import cut_note
-from bertviz_core.models import BUNDLED_MODEL_NOTE
-from bertviz_core.page_views import default_word_strategy, missing_occurrences, read_lines, tutorial_table
-from bertviz_core.similarity import (
+from bertviz_core.model.lengths import cut_note
+from bertviz_core.model.models import BUNDLED_MODEL_NOTE
+from bertviz_core.views.page_views import default_word_strategy, missing_occurrences, read_lines, tutorial_table
+from bertviz_core.measures.similarity import (
     METRICS,
     UNKNOWN_SENSE,
     pair_layer_curves,
@@ -18,7 +18,7 @@ from bertviz_core.similarity import (
     similarity_matrix,
     top_positions,
 )
-from bertviz_core.word_vectors import (
+from bertviz_core.words.word_vectors import (
     SUBWORD_RULES,
     check_word,
     one_piece_everywhere,
@@ -27,22 +27,10 @@ from bertviz_core.word_vectors import (
     word_strategies,
 )
 from ui import (
-    chart,
-    corpus_digest,
-    cut_warning,
-    download_csv,
-    encode_texts,
-    encoder,
-    ensure_app_navigation,
-    literal,
-    model_key,
-    or_stop,
-    shared_senses,
-    table,
-    teaching_panel,
-    word_occurrences,
+    apply_preset, chart, corpus_digest, cut_warning, detached, download_csv, encode_texts, encoder,
+    ensure_app_navigation, keep_senses_in_link, literal, model_key, or_stop, OWN, shared_senses, table,
+    teaching_panel, texts_edited, word_occurrences,
 )
-from ui_widgets import OWN, apply_preset, detached, keep_senses_in_link, texts_edited
 
 ensure_app_navigation()
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from bertviz_core.encoder import Encoder
-from bertviz_core.offload import Offload
+from bertviz_core.model.encoder import Encoder
+from bertviz_core.runtime.offload import Offload
 
 
 @contextmanager

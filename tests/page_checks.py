@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from streamlit.testing.v1 import AppTest
 
-from bertviz_core.page_registry import PageEntry
+from bertviz_core.views.page_registry import PageEntry
 
 if TYPE_CHECKING:  # playwright is imported only where a browser runs
     from playwright.sync_api import Page

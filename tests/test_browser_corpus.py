@@ -13,7 +13,7 @@ from playwright.sync_api import Browser, Page  # noqa: E402
 from plotly.colors import qualitative  # noqa: E402
 
 from bertviz_core.corpora import news_topics  # noqa: E402
-from bertviz_core.grid_figures import GRID_ROW_PX  # noqa: E402
+from bertviz_core.figures.grid_figures import GRID_ROW_PX  # noqa: E402
 
 
 # Where the last point drawn in a grid of scatters lies (CSS px in the viewport, the canvas' bottom brought into
@@ -47,7 +47,7 @@ def hover_text(page: Page, key: str, colours: list[str]) -> str | None:
 
 def test_sentence_pooling_grid_and_scores(server: str, browser: Browser) -> None:
     page = open_view(browser, f"{server}/sentence_pooling")
-    from bertviz_core.pooling import POOLINGS
+    from bertviz_core.measures.pooling import POOLINGS
 
     drawn = scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])
     rows = len(POOLINGS)  # the bundled model has a pooler: a row per strategy

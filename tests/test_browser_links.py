@@ -14,8 +14,8 @@ require_chromium()
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 from plotly.colors import qualitative  # noqa: E402
 
-from bertviz_core.grid_figures import GRID_ROW_PX  # noqa: E402
-from bertviz_core.page_registry import PAGES  # noqa: E402
+from bertviz_core.figures.grid_figures import GRID_ROW_PX  # noqa: E402
+from bertviz_core.views.page_registry import PAGES  # noqa: E402
 
 
 @pytest.mark.parametrize(("url", "expect"), [

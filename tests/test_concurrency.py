@@ -47,7 +47,7 @@ def test_mixed_calls_from_many_threads_equal_serial_results(bundled: Encoder) ->
 def test_the_shared_store_keeps_its_arrays_within_the_byte_budget(bundled: Encoder,
                                                                      monkeypatch) -> None:  # noqa: ANN001
     import ui
-    from bertviz_core.store import ByteBoundedStore, nbytes
+    from bertviz_core.runtime.store import ByteBoundedStore, nbytes
 
     store = ByteBoundedStore(budget=1000)
     for i in range(10):
@@ -70,12 +70,12 @@ def test_the_shared_store_keeps_its_arrays_within_the_byte_budget(bundled: Encod
 
 
 def test_the_warm_up_waits_while_a_page_runs_and_a_moment_after(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ui_warm
+    from ui import warm
 
-    monkeypatch.setattr(ui_warm, "QUIET_S", 0.3)
+    monkeypatch.setattr(warm, "QUIET_S", 0.3)
     resumed: list[float] = []
-    waiter = threading.Thread(target=lambda: (ui_warm.wait_for_quiet(), resumed.append(time.monotonic())))
-    with ui_warm.page_running():
+    waiter = threading.Thread(target=lambda: (warm.wait_for_quiet(), resumed.append(time.monotonic())))
+    with warm.page_running():
         waiter.start()
         time.sleep(0.5)
         assert not resumed  # a page is running: the warm-up's next step waits
@@ -85,13 +85,13 @@ def test_the_warm_up_waits_while_a_page_runs_and_a_moment_after(monkeypatch: pyt
 
 
 def test_every_page_declares_its_warm_up_from_known_steps_and_every_step_serves_a_page() -> None:
-    import ui_warm
-    from bertviz_core.page_registry import PAGES
+    from ui import warm
+    from bertviz_core.views.page_registry import PAGES
 
     declared = {name for entry in PAGES for name in entry.warm_up}
-    assert declared <= set(ui_warm.WARM_STEPS), declared - set(ui_warm.WARM_STEPS)
-    assert set(ui_warm.WARM_STEPS) <= declared, "a step no page needs"
-    assert ui_warm.warm_steps() == [name for name in ui_warm.WARM_STEPS if name in declared]
+    assert declared <= set(warm.WARM_STEPS), declared - set(warm.WARM_STEPS)
+    assert set(warm.WARM_STEPS) <= declared, "a step no page needs"
+    assert warm.warm_steps() == [name for name in warm.WARM_STEPS if name in declared]
 
 
 

@@ -17,7 +17,7 @@ from model_family import EXTRAS, FAMILY
 from streamlit.testing.v1 import AppTest
 
 from bertviz_core import load_encoder
-from bertviz_core.page_registry import PAGES
+from bertviz_core.views.page_registry import PAGES
 
 MASKED = "pages/masked_words.py"
 BASE = [member.name for member in FAMILY] + list(EXTRAS)

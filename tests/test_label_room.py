@@ -1,4 +1,4 @@
-"""ui_label_room.reserve_label_room: margins wide enough for what plotly draws around the plot, so that automargin
+"""ui.layout.label_room.reserve_label_room: margins wide enough for what plotly draws around the plot, so that automargin
 draws each chart once (docs/performance.md, "Interaction latency"); never narrower than the figure asked."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import datetime
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ui_label_room import CHAR_EM, COLOUR_BAR_PX, LEVEL_LABEL_EM, LEVEL_LABEL_PAD_PX, TICK_PAD_PX, reserve_label_room
+from ui.layout.label_room import CHAR_EM, COLOUR_BAR_PX, LEVEL_LABEL_EM, LEVEL_LABEL_PAD_PX, TICK_PAD_PX, reserve_label_room
 
 TOKENS = ["[CLS]", "the", "extraordinarily", "bank", "[SEP]"]
 

@@ -8,9 +8,9 @@ import pytest
 from conftest import FAMILY_NAMES, open_page
 from page_checks import checks, uploaded
 
-from bertviz_core.encoder import Encoder
-from bertviz_core.lengths import Lengths, budget_note, cut_note
-from bertviz_core.page_registry import PAGES, page
+from bertviz_core.model.encoder import Encoder
+from bertviz_core.model.lengths import Lengths, budget_note, cut_note
+from bertviz_core.views.page_registry import PAGES, page
 
 TEXTS = ["short", "A river bank at dawn. " * 60, "", "word " * 700]
 CUT = "longer than the model's"

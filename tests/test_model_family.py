@@ -18,12 +18,12 @@ from test_pooling import REFERENCE
 from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer, pipeline
 
 from bertviz_core import Encoder, describe, load_encoder
-from bertviz_core.masked import logit_lens
-from bertviz_core.neighbours import contextuality, self_similarity
-from bertviz_core.pooling import POOLINGS
-from bertviz_core.token_index import token_index
-from bertviz_core.tokens import annotate_tokens, pair_layout, token_scheme
-from bertviz_core.word_vectors import find_spans
+from bertviz_core.measures.masked import logit_lens
+from bertviz_core.measures.neighbours import contextuality, self_similarity
+from bertviz_core.measures.pooling import POOLINGS
+from bertviz_core.model.token_index import token_index
+from bertviz_core.words.tokens import annotate_tokens, pair_layout, token_scheme
+from bertviz_core.words.word_vectors import find_spans
 
 TEXTS = ["The bank by the river was muddy.", "Bank!", "A café in Zürich, by the bank; the BANK's vault.",
          "Spring water flows in spring; the spring broke."]

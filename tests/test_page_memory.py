@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import open_page
 
-from ui_widgets import detached
+from ui.widgets import detached
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]
@@ -48,7 +48,7 @@ def own_function_uses(path: Path) -> Iterator[tuple[int, str]]:
 def test_no_page_gives_a_widget_its_own_function(path: Path) -> None:
     found = list(own_function_uses(path))
     assert not found, f"{path.name}: " + "; ".join(f"line {line}: {what}" for line, what in found) + \
-        " (define it in ui_widgets.py, or decorate it @detached)"
+        " (define it in ui/widgets.py, or decorate it @detached)"
 
 
 def test_the_source_check_sees_the_old_patterns(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ require_chromium()
 from playwright.sync_api import Browser, Page  # noqa: E402
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
-from bertviz_core.page_registry import PAGES  # noqa: E402
+from bertviz_core.views.page_registry import PAGES  # noqa: E402
 
 WIDTH, HEIGHT = 853, 480  # 1280 x 720 at 150 %
 MIN_FONT_PX = 12
@@ -163,7 +163,7 @@ def open_at_150_percent(browser: Browser, url: str) -> Page:
     return page
 
 
-# ui_present's stylesheets have reached the page: every row of columns and every multiselect's tags wrap
+# ui.layout.present's stylesheets have reached the page: every row of columns and every multiselect's tags wrap
 # (COLUMNS_STYLE), and in presentation mode the root font is large (STYLE). A page without a multiselect must
 # still wait: its columns are squeezed until the sheet lands.
 STYLED_JS = """present => [...document.querySelectorAll(

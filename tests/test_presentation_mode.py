@@ -1,5 +1,5 @@
 """Presentation mode and picture export without a browser (AppTest): on every page, presentation mode hides the
-code and downloads and draws charts at ui_present's height and font; a picture keeps the figure's size and title.
+code and downloads and draws charts at ui.layout.present's height and font; a picture keeps the figure's size and title.
 How it looks on a 1280 x 720 screen at 150 % is checked in a real browser (test_presentation.py)."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import json
 import pytest
 from conftest import chart, open_page
 
-from bertviz_core.page_registry import PAGES
-from ui_present import CHART_PX, FONT_PX
+from bertviz_core.views.page_registry import PAGES
+from ui.layout.present import CHART_PX, FONT_PX
 
 
 def test_picture_export_keeps_the_figure_size_and_title() -> None:

@@ -8,8 +8,8 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from bertviz_core.similarity import CORRECTIONS, METRIC_IMPORTS, METRICS, fit_correction, similarity_matrix
-from bertviz_core.word_vectors import SUBWORD_RULES, word_strategies
+from bertviz_core.measures.similarity import CORRECTIONS, METRIC_IMPORTS, METRICS, fit_correction, similarity_matrix
+from bertviz_core.words.word_vectors import SUBWORD_RULES, word_strategies
 
 RNG = np.random.default_rng(11)
 PIECES = RNG.normal(size=(7, 3, 5))  # one word: (layers+1, pieces, hidden)

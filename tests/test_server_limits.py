@@ -17,9 +17,9 @@ from conftest import open_page, open_vocabulary, scatter_grid
 
 from bertviz_core import Encoder, load_encoder
 from bertviz_core.corpora import news_topics, read_table
-from bertviz_core.models import bundled_model_dir, hub_reachable
-from bertviz_core.pooling_grid import MAX_COLOURS, OTHER, check_labels
-from bertviz_core.vocab import MAX_PATTERN, search_vocabulary, vocabulary_table
+from bertviz_core.model.models import bundled_model_dir, hub_reachable
+from bertviz_core.measures.pooling_grid import MAX_COLOURS, OTHER, check_labels
+from bertviz_core.words.vocab import MAX_PATTERN, search_vocabulary, vocabulary_table
 
 ROOT = Path(__file__).resolve().parents[1]
 CATASTROPHIC = [r"(.*.*)*$x", r"^(\w+\s?)*$X", r"(a|aa)*$b", r"(x+x+)+y"]
@@ -69,7 +69,7 @@ def test_regex_limits_are_messages(bundled: Encoder) -> None:
 def unreachable_hub(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The environment of `make run` (no HF_HUB_OFFLINE) with a hub that cannot be reached; counts loads."""
     import ui
-    from bertviz_core import encoder
+    from bertviz_core.model import encoder
 
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)

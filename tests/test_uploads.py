@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from bertviz_core.corpora import read_table, table_texts, upload_rows
 from bertviz_core.corpora.uploads import UploadSummary
-from ui_uploads import SHOWN_LABELS, summary_lines
+from ui.uploads import SHOWN_LABELS, summary_lines
 
 TOPICS = ("rivers", "money", "music")
 SENTENCES = [f"A short sentence about {topic}, number {i}." for i in range(4) for topic in TOPICS]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from transformers import AutoTokenizer, BertConfig, BertForMaskedLM, BertModel
 
-from bertviz_core.models import bundled_model_dir
+from bertviz_core.model.models import bundled_model_dir
 
 
 def save_tiny_bert(folder: Path, layers: int = 12, hidden: int = 48, pooler: bool = True, heads: int = 4,

@@ -1,35 +1,86 @@
 """Streamlit glue shared by every page; the only bridge between Streamlit and the core (bertviz_core).
 
-One concern a module: ``picker`` (the model and its Encoder), ``results`` (the shared store and the model
-runs that fill it), ``cached`` (cached core calls), ``display`` (messages, charts, tables, downloads) and
-``links`` (share links, presentation mode). Pages import what they use from here.
+Pages import the ui layer one way: ``from ui import …``, every name a page uses being listed here. One concern a
+module: ``picker`` (the model and its Encoder), ``results`` (the shared store and the model runs that fill it),
+``cached`` (cached core calls), ``display`` (messages, charts, tables, downloads), ``links`` (share links,
+presentation mode), ``uploads`` (a CSV upload as a page's corpus), ``text_pickers`` (pickers over the user's text),
+``widgets`` (functions given to widgets; ``@detached``), ``warm`` (the background warm-up); and three groups:
+``layout/`` (how a chart is laid out to be read), ``stores/`` (a precomputed store as a page's corpus) and
+``page_parts/`` (what one page alone needs: Compare models, Why similar, Masked words).
 """
 from ui.cached import (
-    compared, corpus_contextuality, corpus_lengths, correlation_scores, map_cell, masked_lens, masks, neighbour_summary,
-    parse_pairs, pooling_cell, probe_cell, sentence_neighbours, token_neighbours, tokenize_text, vocabulary,
-    word_occurrences,
+    compared, corpus_contextuality, corpus_lengths, correlation_scores, map_cell, masked_lens, masks,
+    neighbour_summary, parse_pairs, pooling_cell, probe_cell, sentence_neighbours, token_neighbours, tokenize_text,
+    vocabulary, word_occurrences,
 )
 from ui.display import (
-    chart, cut_warning, download_csv, download_npy, int_slider, literal, or_stop, progress_over, scatter_grid,
-    probe_grids_view, score_grid_view, table, teaching_panel, with_progress,
+    chart, cut_warning, download_csv, download_npy, int_slider, literal, or_stop, probe_grids_view, progress_over,
+    scatter_grid, score_grid_view, table, teaching_panel, with_progress,
 )
-from ui.links import PRESENT, forget_shared_senses, presentation_style, presenting, set_shared_senses, shared_senses
+from ui.layout.present import (
+    columns,
+)
+from ui.links import (
+    forget_shared_senses, PRESENT, presentation_style, presenting, set_shared_senses, shared_senses,
+)
+from ui.page_parts.compare_models import (
+    aligned_pair, comparison_code, cut_warnings, identities, layer_comparison, match_evidence, pick_model_b,
+    pooled_pair, tokenization_table,
+)
+from ui.page_parts.masked import (
+    nearest_embeddings,
+)
+from ui.page_parts.why_similar import (
+    attribution, attribution_code, cut_notice, maxsim,
+)
 from ui.picker import (
-    BUNDLED_MODEL, active_info, allowed_models, encoder, ensure_app_navigation, failed_models, get_encoder,
+    active_info, allowed_models, BUNDLED_MODEL, encoder, ensure_app_navigation, failed_models, get_encoder,
     model_choices, model_key, model_sidebar, offer_model, remembered_failure, show_in_picker,
 )
 from ui.results import (
-    LARGE_CORPUS, at_low_priority, attention_summary, attention_weights, corpus_digest, embed_corpus, encode_texts,
-    model_input, result_store, token_index,
+    at_low_priority, attention_summary, attention_weights, corpus_digest, embed_corpus, encode_texts, LARGE_CORPUS,
+    model_input, model_of, result_store, token_index,
+)
+from ui.stores.contexts import (
+    contextuality_view, measures_view,
+)
+from ui.stores.corpus import (
+    ranking_store_view, store_view,
+)
+from ui.stores.exports import (
+    corpus_downloads,
+)
+from ui.stores.measures import (
+    maps_store_view, pooling_store_view, probe_store_view,
+)
+from ui.text_pickers import (
+    choose,
+)
+from ui.uploads import (
+    corpus_source, over_budget, page_budget, refuse, show_pairs_summary,
+)
+from ui.warm import (
+    page_running, preload_encoder,
+)
+from ui.widgets import (
+    apply_preset, detached, head_label, keep_senses_in_link, open_head, OPENED, OWN, strategy_label, texts_edited,
 )
 
 __all__ = [
-    "BUNDLED_MODEL", "LARGE_CORPUS", "PRESENT", "active_info", "allowed_models", "at_low_priority", "attention_summary",
-    "attention_weights", "chart", "compared", "corpus_contextuality", "corpus_digest", "corpus_lengths", "correlation_scores",
-    "cut_warning", "download_csv", "download_npy", "embed_corpus", "encode_texts", "encoder", "ensure_app_navigation",
-    "failed_models", "forget_shared_senses", "get_encoder", "int_slider", "literal", "map_cell", "masked_lens", "masks",
-    "model_choices", "model_input", "model_key", "model_sidebar", "neighbour_summary", "offer_model", "or_stop", "parse_pairs",
-    "pooling_cell", "presentation_style", "presenting", "probe_cell", "progress_over", "remembered_failure", "result_store",
-    "probe_grids_view", "scatter_grid", "score_grid_view", "sentence_neighbours", "set_shared_senses", "shared_senses", "show_in_picker",
-    "table", "teaching_panel", "token_index", "token_neighbours", "tokenize_text", "vocabulary", "with_progress", "word_occurrences",
+    "active_info", "aligned_pair", "allowed_models", "apply_preset", "at_low_priority", "attention_summary",
+    "attention_weights", "attribution", "attribution_code", "BUNDLED_MODEL", "chart", "choose", "columns",
+    "compared", "comparison_code", "contextuality_view", "corpus_contextuality", "corpus_digest",
+    "corpus_downloads", "corpus_lengths", "corpus_source", "correlation_scores", "cut_notice", "cut_warning",
+    "cut_warnings", "detached", "download_csv", "download_npy", "embed_corpus", "encode_texts", "encoder",
+    "ensure_app_navigation", "failed_models", "forget_shared_senses", "get_encoder", "head_label", "identities",
+    "int_slider", "keep_senses_in_link", "LARGE_CORPUS", "layer_comparison", "literal", "map_cell",
+    "maps_store_view", "masked_lens", "masks", "match_evidence", "maxsim", "measures_view", "model_choices",
+    "model_input", "model_key", "model_of", "model_sidebar", "nearest_embeddings", "neighbour_summary",
+    "offer_model", "open_head", "OPENED", "or_stop", "over_budget", "OWN", "page_budget", "page_running",
+    "parse_pairs", "pick_model_b", "pooled_pair", "pooling_cell", "pooling_store_view", "preload_encoder",
+    "PRESENT", "presentation_style", "presenting", "probe_cell", "probe_grids_view", "probe_store_view",
+    "progress_over", "ranking_store_view", "refuse", "remembered_failure", "result_store", "scatter_grid",
+    "score_grid_view", "sentence_neighbours", "set_shared_senses", "shared_senses", "show_in_picker",
+    "show_pairs_summary", "store_view", "strategy_label", "table", "teaching_panel", "texts_edited", "token_index",
+    "token_neighbours", "tokenization_table", "tokenize_text", "vocabulary", "with_progress", "word_occurrences",
 ]

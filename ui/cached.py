@@ -11,28 +11,28 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from bertviz_core.lengths import Lengths
-from bertviz_core.store import digest as corpus_digest
-from bertviz_core.word_vectors import Occurrence, occurrences
+from bertviz_core.model.lengths import Lengths
+from bertviz_core.runtime.store import digest as corpus_digest
+from bertviz_core.words.word_vectors import Occurrence, occurrences
 
 from ui.picker import get_encoder
 from ui.results import encode_texts
 
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
-    from bertviz_core.comparison import Comparison
-    from bertviz_core.encoding import Encoding
-    from bertviz_core.masked import MaskLens, Masks
-    from bertviz_core.neighbours import Contextuality
-    from bertviz_core.token_index import TokenIndex
-    from bertviz_core.pooling_grid import Cell, CellResult, SeparationScores
-    from bertviz_core.task_measures import ProbePlan, ProbeScore
+    from bertviz_core.views.comparison import Comparison
+    from bertviz_core.model.encoding import Encoding
+    from bertviz_core.measures.masked import MaskLens, Masks
+    from bertviz_core.measures.neighbours import Contextuality
+    from bertviz_core.model.token_index import TokenIndex
+    from bertviz_core.measures.pooling_grid import Cell, CellResult, SeparationScores
+    from bertviz_core.measures.task_measures import ProbePlan, ProbeScore
 
 
 
 @st.cache_data(max_entries=4, show_spinner=False)
 def vocabulary(key: tuple[str, str]) -> pd.DataFrame:
     """Cached ``vocab.vocabulary_table`` of the model's tokenizer: id, token, kind."""
-    from bertviz_core.vocab import vocabulary_table
+    from bertviz_core.words.vocab import vocabulary_table
 
     return vocabulary_table(get_encoder(*key).tokenizer)
 
@@ -40,7 +40,7 @@ def vocabulary(key: tuple[str, str]) -> pd.DataFrame:
 @st.cache_data(max_entries=64, show_spinner=False)
 def masks(key: tuple[str, str], text: str) -> Masks:
     """Cached ``masked.masks``: where a text's masks are, or ValueError saying what to change."""
-    from bertviz_core.masked import masks as find
+    from bertviz_core.measures.masked import masks as find
 
     return find(get_encoder(*key), text)
 
@@ -48,7 +48,7 @@ def masks(key: tuple[str, str], text: str) -> Masks:
 @st.cache_data(max_entries=32, show_spinner="Loading the masked-language-model head and running the model…")
 def masked_lens(key: tuple[str, str], text: str, hidden_ids: tuple[int | None, ...]) -> list[MaskLens]:
     """Cached ``masked.logit_lens`` at its largest k, so a smaller k or another layer is read from it."""
-    from bertviz_core.masked import MAX_TOP_K, logit_lens
+    from bertviz_core.measures.masked import MAX_TOP_K, logit_lens
 
     return logit_lens(get_encoder(*key), text, MAX_TOP_K, hidden_ids)
 
@@ -60,7 +60,7 @@ def neighbour_summary(key: tuple[str, str], corpus_id: str, sentence: str, token
     tokens, hidden), which the page reads from the shared store on every run, so that a setting change finds
     them there or recomputes them before, never inside, this call) over the corpus ``corpus_id`` (the sentence
     itself left out of it)."""
-    from bertviz_core.neighbours import layer_summary, own_sentences
+    from bertviz_core.measures.neighbours import layer_summary, own_sentences
 
     return layer_summary(_index, _states[:, token], word, k, metric, own_sentences(_index.texts, sentence))
 
@@ -68,7 +68,7 @@ def neighbour_summary(key: tuple[str, str], corpus_id: str, sentence: str, token
 @st.cache_data(max_entries=16, show_spinner="Measuring how contextual each layer is…")
 def corpus_contextuality(key: tuple[str, str], corpus_id: str, _index: TokenIndex) -> Contextuality:
     """Cached ``neighbours.contextuality`` of the corpus ``corpus_id``."""
-    from bertviz_core.neighbours import contextuality
+    from bertviz_core.measures.neighbours import contextuality
 
     return contextuality(_index)
 
@@ -112,7 +112,7 @@ def pooling_cell(key: tuple[str, str], corpus_id: str, labels_id: str | None, ce
     Keyed by content digests (``corpus_id``, ``labels_id``, None when unscored) computed once per run:
     hashing the vectors or labels on every call of a 20-panel grid would cost more than the lookup saves.
     """
-    from bertviz_core.pooling_grid import cell_vectors, score_cell
+    from bertviz_core.measures.pooling_grid import cell_vectors, score_cell
 
     return score_cell(cell_vectors(_pooled, cell), _labels if labels_id else None)
 
@@ -121,8 +121,8 @@ def pooling_cell(key: tuple[str, str], corpus_id: str, labels_id: str | None, ce
 def probe_cell(key: tuple[str, str], corpus_id: str, labels_id: str, cell: Cell, _pooled: dict[str, np.ndarray],
                _labels: list[str], _plan: ProbePlan) -> ProbeScore:
     """Cached ``task_measures.probe`` of one (strategy, layer) of a pooled corpus, keyed as ``pooling_cell``."""
-    from bertviz_core.pooling_grid import cell_vectors
-    from bertviz_core.task_measures import probe
+    from bertviz_core.measures.pooling_grid import cell_vectors
+    from bertviz_core.measures.task_measures import probe
 
     return probe(cell_vectors(_pooled, cell), _labels, _plan)
 
@@ -131,8 +131,8 @@ def probe_cell(key: tuple[str, str], corpus_id: str, labels_id: str, cell: Cell,
 def map_cell(key: tuple[str, str], corpus_id: str, cell: Cell, projection: str,
              _pooled: dict[str, np.ndarray]) -> tuple[np.ndarray, float]:
     """Cached ``projection.project`` of one cell: its (n, 2) map and trustworthiness."""
-    from bertviz_core.pooling_grid import cell_vectors
-    from bertviz_core.projection import project
+    from bertviz_core.measures.pooling_grid import cell_vectors
+    from bertviz_core.measures.projection import project
 
     return project(projection, cell_vectors(_pooled, cell))
 
@@ -143,7 +143,7 @@ def correlation_scores(key: tuple[str, str], pairs_id: str, correction: str, cel
                        _gold: tuple[float, ...], _reference_rows: list[int]) -> SeparationScores:
     """Cached Spearman correlations of every cell of scored pairs, judged on a bootstrap of the pairs
     (``task_measures.correlation_grid``)."""
-    from bertviz_core.task_measures import correlation_grid
+    from bertviz_core.measures.task_measures import correlation_grid
 
     return correlation_grid(cells, _first, _second, _gold, correction, _reference_rows)
 
@@ -153,7 +153,7 @@ def compared(key: tuple[str, str], texts_id: str, strategy: str, layer: int | No
              axes: int | None, _sentences: np.ndarray, _reference: np.ndarray) -> Comparison:
     """Cached ``comparison.compare`` of the texts ``texts_id`` pooled by ``strategy`` at ``layer`` (the
     reference corpus is fixed, so the model and those settings name it): fits the correction once per setting."""
-    from bertviz_core.comparison import compare
+    from bertviz_core.views.comparison import compare
 
     return compare(_sentences, _reference, metric, correction, axes)
 
@@ -164,7 +164,7 @@ def token_neighbours(key: tuple[str, str], corpus_id: str, sentence: str, token:
     """Cached ``neighbours.nearest_tokens`` of one token of ``sentence`` (``_states``, as in
     ``neighbour_summary``) at ``layer``, in context (``neighbours.in_context``), over the corpus ``corpus_id``
     with the sentence itself left out of it."""
-    from bertviz_core.neighbours import in_context, nearest_tokens, own_sentences
+    from bertviz_core.measures.neighbours import in_context, nearest_tokens, own_sentences
 
     found = nearest_tokens(_index, _states[layer, token], layer, k, metric, own_sentences(_index.texts, sentence))
     return in_context(found, _index.texts)
@@ -177,7 +177,7 @@ def sentence_neighbours(key: tuple[str, str], corpus_id: str, sentence: str, str
     """Cached ``neighbours.nearest_sentences`` of ``sentence`` (``_query``, its pooled vectors, read by the page
     from the shared store on every run, as in ``neighbour_summary``) over the corpus ``corpus_id`` (``_texts``,
     pooled as ``_pooled``), the sentence itself left out, with each neighbour's text."""
-    from bertviz_core.neighbours import nearest_sentences, own_sentences
+    from bertviz_core.measures.neighbours import nearest_sentences, own_sentences
 
     near = nearest_sentences(_pooled, _query, strategy, layer, k, metric, own_sentences(_texts, sentence))
     return near.assign(text=[_texts[s] for s in near["sentence"]])

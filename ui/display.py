@@ -14,12 +14,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import ui_label_room
-import ui_present
+from ui.layout import label_room
+from ui.layout import present
 from ui.links import MAX_LINK_VALUE, presenting, share_link
 
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
-    from bertviz_core.pooling_grid import SeparationScores
+    from bertviz_core.measures.pooling_grid import SeparationScores
 
 T = TypeVar("T")
 
@@ -140,20 +140,20 @@ def table(frame: pd.DataFrame, key: str, height: int = 600, row_css: pd.Series |
 def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
     """Draw a plotly figure. Its camera button saves the picture (PNG or SVG, as chosen in the sidebar) at
     the figure's own size with its title, so nothing is clipped. Long titles wrap and crowded tick labels
-    stand upright; in presentation mode text is larger and the chart fits one screen (``ui_present``). In a
-    column from ``ui_present.columns`` the title wraps to that column. ``options`` go to ``st.plotly_chart``."""
+    stand upright; in presentation mode text is larger and the chart fits one screen (``ui.layout.present``). In a
+    column from ``present.columns`` the title wraps to that column. ``options`` go to ``st.plotly_chart``."""
     layout = figure.layout
     shown = presenting()
     if shown:
-        ui_present.present(figure)
-    ui_present.wrap_title(figure, ui_present.title_chars(shown, container), ui_present.TITLE_PX + 4 if shown else 20,
-                          ui_present.CHART_PX if shown else None)
-    ui_present.level_ticks(figure)
+        present.present(figure)
+    present.wrap_title(figure, present.title_chars(shown, container), present.TITLE_PX + 4 if shown else 20,
+                          present.CHART_PX if shown else None)
+    present.level_ticks(figure)
     if shown:
-        ui_present.thin_point_labels(figure)
+        present.thin_point_labels(figure)
     else:  # presentation mode's plots are tight on a small screen: a margin to spare would crowd them
-        ui_label_room.reserve_label_room(figure, ui_present.share_of(container))
-    height, width = layout.height or ui_label_room.DEFAULT_HEIGHT, layout.width or 1100
+        label_room.reserve_label_room(figure, present.share_of(container))
+    height, width = layout.height or label_room.DEFAULT_HEIGHT, layout.width or 1100
     picture = st.session_state.get("picture_format", "png")
     config = {"toImageButtonOptions": {"format": picture, "filename": key, "height": height, "width": width,
                                        "scale": 2 if picture == "png" else 1}, "displaylogo": False}
@@ -163,9 +163,9 @@ def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
 def probe_grids_view(probe_scores: SeparationScores, silhouettes: SeparationScores, measure: str) -> None:
     """The probe's and the silhouette's grids side by side (keys "tm_probe", "tm_silhouette"), whether their
     verdicts agree, and both as one CSV."""
-    from bertviz_core.task_measures import agreement
+    from bertviz_core.measures.task_measures import agreement
 
-    left, right = ui_present.columns(2)
+    left, right = present.columns(2)
     score_grid_view(probe_scores, f"probe {measure}", "tm_probe", left)
     score_grid_view(silhouettes, "silhouette (cosine)", "tm_silhouette", right)
     st.markdown(agreement(probe_scores.verdict, silhouettes.verdict, f"probe {measure}", "silhouette"))
@@ -178,10 +178,10 @@ def scatter_grid(panels: list[Any], cols: int, labels: list[str] | None, texts: 
                  csv_label: str, csv_name: str) -> None:
     """A grid of scatters (``grid_figures.Panel``s, ``cols`` to a row) drawn on one canvas, and its points as a
     CSV (panel, text, label, x, y). The chart's toolbar saves it as PNG; in presentation mode text is larger."""
-    import bertviz_core.grid_figures as grid_figures
+    import bertviz_core.figures.grid_figures as grid_figures
 
     spec, data = grid_figures.pca_grid_spec(panels, cols, labels, texts, font_px=17 if presenting() else 12,
-                                            height_px=ui_present.GRID_PX if presenting() else None)
+                                            height_px=present.GRID_PX if presenting() else None)
     with st.container(key=key):  # the chart itself carries no key on the page
         st.vega_lite_chart(spec=spec, key=f"{key}_chart", width="stretch")
     panel_names = data["title"].astype(str).str.replace("\n", " · ")  # one line per panel name

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 
-import ui_present
+from ui.layout import present
 
 
 
@@ -34,9 +34,9 @@ def presenting() -> bool:
 
 def presentation_style() -> None:
     """Presentation mode's larger text (every size in Streamlit's CSS is relative to the root font), tables
-    that scroll within the screen and multiselects that show all their tags (``ui_present.STYLE``); in both
-    modes columns wrap rather than squeeze a picker's choice (``ui_present.COLUMNS_STYLE``)."""
-    st.html(ui_present.COLUMNS_STYLE + (ui_present.STYLE if presenting() else ""))
+    that scroll within the screen and multiselects that show all their tags (``present.STYLE``); in both
+    modes columns wrap rather than squeeze a picker's choice (``present.COLUMNS_STYLE``)."""
+    st.html(present.COLUMNS_STYLE + (present.STYLE if presenting() else ""))
 
 
 SENSES = "ws_senses"  # query parameter: the Word in context page's sense labels, "|"-separated

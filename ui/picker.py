@@ -13,14 +13,14 @@ import cachetools
 import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
-from bertviz_core.model_files import describe
-from bertviz_core.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices
+from bertviz_core.model.model_files import describe
+from bertviz_core.model.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices
 
 from ui.display import literal
 from ui.links import PICTURE_FORMATS, PRESENT
 
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
-    from bertviz_core.encoder import Encoder
+    from bertviz_core.model.encoder import Encoder
 
 
 
@@ -34,7 +34,7 @@ _FAILURES_LOCK = threading.Lock()  # cachetools' caches are not thread-safe
 @st.cache_resource(show_spinner="Loading the model (the first time takes a few seconds)…", max_entries=4)
 def get_encoder(model: str, device: str) -> Encoder:
     """One shared Encoder per (model, device). Failures raise and are not cached."""
-    from bertviz_core.encoder import load_encoder
+    from bertviz_core.model.encoder import load_encoder
 
     return load_encoder(None if model == BUNDLED_MODEL else model, device=device)
 

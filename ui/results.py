@@ -1,8 +1,8 @@
 """Results shared by every session: the byte-bounded store, and the model runs that fill it.
 
 Encodings, attention weights and summaries, pooled corpora and token indexes are kept once per (model
-identity, content) in ``result_store`` (``bertviz_core.store.ByteBoundedStore``). A large corpus is encoded
-in the worker process of ``bertviz_core.offload``, so that it does not slow other visitors' pages.
+identity, content) in ``result_store`` (``bertviz_core.runtime.store.ByteBoundedStore``). A large corpus is encoded
+in the worker process of ``bertviz_core.runtime.offload``, so that it does not slow other visitors' pages.
 """
 from __future__ import annotations
 
@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import streamlit as st
 
-from bertviz_core.offload import JOBS, Cancelled, Offload
-from bertviz_core.models import BUNDLED_MODEL
-from bertviz_core.store import ByteBoundedStore, cache_budget, spill_budget
-from bertviz_core.store import digest as corpus_digest
+from bertviz_core.runtime.offload import JOBS, Cancelled, Offload
+from bertviz_core.model.models import BUNDLED_MODEL
+from bertviz_core.runtime.store import ByteBoundedStore, cache_budget, spill_budget
+from bertviz_core.runtime.store import digest as corpus_digest
 
 from ui.picker import get_encoder
 
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
-    from bertviz_core.attention import AttentionSummary
-    from bertviz_core.encoding import Encoding, ModelInput
-    from bertviz_core.token_index import TokenIndex
+    from bertviz_core.measures.attention import AttentionSummary
+    from bertviz_core.model.encoding import Encoding, ModelInput
+    from bertviz_core.model.token_index import TokenIndex
 
 T = TypeVar("T")
 
@@ -80,7 +80,7 @@ def attention_summary(key: tuple[str, str], text: str, text_pair: str | None,
     weights. In the store, not in a ``st.cache_data`` of 32 entries, as its rollout (13 MB on 512 tokens) counts
     in the byte budget: 32 of them held 400 MB beside it."""
     def run() -> AttentionSummary:
-        from bertviz_core.attention import summarize, token_roles
+        from bertviz_core.measures.attention import summarize, token_roles
 
         with st.spinner("Measuring the heads…"):
             tokenizer = get_encoder(*key).tokenizer

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bertviz_core.similarity import similarity_matrix
-from bertviz_core.word_vectors import Occurrence, Reducer, stack
+from bertviz_core.measures.similarity import similarity_matrix
+from bertviz_core.words.word_vectors import Occurrence, Reducer, stack
 
 # The tutorial's comparisons of "bank" in its sentence: occurrence pairs (in order: vault, robber,
 # river) and the cosine it reports for bert-base-uncased with the sum of the last four layers.

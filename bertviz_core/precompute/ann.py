@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bertviz_core.neighbours import scores_against
-from bertviz_core.similarity import METRICS
+from bertviz_core.measures.neighbours import scores_against
+from bertviz_core.measures.similarity import METRICS
 
 EXACT_ROWS = 50_000  # rows an exact search answers within ~50 ms on two cores (make bench-store)
 CANDIDATES = 200  # rows a query takes from the index before scoring them exactly: k up to 200

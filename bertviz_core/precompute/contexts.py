@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 
 import bertviz_core.checks as checks
-from bertviz_core.neighbours import Contextuality, contextuality, word_contextuality
+from bertviz_core.measures.neighbours import Contextuality, contextuality, word_contextuality
 from bertviz_core.precompute.reader import VectorStore
-from bertviz_core.token_index import TokenIndex
+from bertviz_core.model.token_index import TokenIndex
 
 CONTEXT_SENTENCES = 2_000  # sentences the measures read at most: ~55,000 tokens of short texts, ~1 s a layer
 SEED = 0

@@ -19,7 +19,7 @@ import pandas as pd
 
 import bertviz_core.checks as checks
 from bertviz_core.precompute.layout import Column, column_name, disk_errors
-from bertviz_core.projection import PROJECTIONS, identical
+from bertviz_core.measures.projection import PROJECTIONS, identical
 
 CHUNK_ROWS = 8192  # float64 rows summed at a time: 24 MiB at hidden 768
 MAP_SAMPLE = 10_000  # rows a non-linear map places at most, by default: UMAP of 10,000 rows takes ~20 s on 2 cores

@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 
 import bertviz_core.checks as checks
-from bertviz_core.pooling_grid import Cell
+from bertviz_core.measures.pooling_grid import Cell
 from bertviz_core.precompute.reader import VectorStore
 from bertviz_core.precompute.views import stored_columns
-from bertviz_core.projection import TRUST_NEIGHBOURS, trust
-from bertviz_core.similarity import SILHOUETTE_SAMPLE
+from bertviz_core.measures.projection import TRUST_NEIGHBOURS, trust
+from bertviz_core.measures.similarity import SILHOUETTE_SAMPLE
 
 # Rows the probe and the silhouette score: the silhouette's own sample size. A 5-fold probe of 2,000 rows takes
 # 1 to 13 s a cell on 2 cores (longer the harder its labels are to read: lbfgs runs to its 1,000 iterations); of

@@ -35,7 +35,7 @@ class EmbedActor:
                  threads: int) -> None:
         import torch
 
-        from bertviz_core.encoder import load_encoder
+        from bertviz_core.model.encoder import load_encoder
         from bertviz_core.precompute.reader import identity_mismatch
 
         torch.set_num_threads(threads)  # the actor's share of its node's cores

@@ -14,11 +14,11 @@ import numpy as np
 import pandas as pd
 
 import bertviz_core.checks as checks
-from bertviz_core.neighbours import check_k
-from bertviz_core.pooling import POOLINGS, vectors_at
+from bertviz_core.measures.neighbours import check_k
+from bertviz_core.measures.pooling import POOLINGS, vectors_at
 from bertviz_core.precompute.ann import approximate_top, exact_best, index_path, open_index
 from bertviz_core.precompute.layout import FORMAT, MANIFEST, PLAN, ROWS, column_name, read_json
-from bertviz_core.similarity import METRICS
+from bertviz_core.measures.similarity import METRICS
 
 SERVED_RECALL = 0.95  # an index answers cosine only when its measured recall@10 reaches this; else exact search
 # The index finds rows by direction, and only cosine ranks by direction alone. Through it, euclidean distance found
@@ -49,7 +49,7 @@ class VectorStore:
         first data row), tokens (as the model read it), dropped (tokens cut), truncated."""
         import pyarrow.parquet as pq
 
-        from bertviz_core.store import release_free_memory
+        from bertviz_core.runtime.store import release_free_memory
 
         # one chunk per column: taking rows out of a file's several row groups costs ~30 ms at a million rows
         import pyarrow as pa
@@ -137,7 +137,7 @@ class VectorStore:
         """The Encoder that embeds queries: the one given to ``open_store``, else the store's model, loaded on first
         use (on the CPU) and checked against the manifest's identity."""
         if self._encoder is None:
-            from bertviz_core.encoder import load_encoder
+            from bertviz_core.model.encoder import load_encoder
 
             loaded = load_encoder(self.manifest["model"]["argument"], device="cpu")
             if loaded.info.identity != self.manifest["model"]["identity"]:

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 
 import bertviz_core.checks as checks
-from bertviz_core.pooling import POOLINGS, check_strategies
+from bertviz_core.measures.pooling import POOLINGS, check_strategies
 from bertviz_core.precompute.layout import Column
 from bertviz_core.precompute.maps import MAP_SAMPLE
-from bertviz_core.token_index import index_rows
+from bertviz_core.model.token_index import index_rows
 
 Vectors = dict[Column, np.ndarray]  # {column: (texts, hidden)}
 TokenVectors = dict[int, list[np.ndarray]]  # {token layer: one (the text's ordinary tokens, hidden) per text}

@@ -19,14 +19,14 @@ import pandas as pd
 import bertviz_core.checks as checks
 from bertviz_core.corpora.files import CorpusFile, read_corpus_file
 from bertviz_core.corpora.uploads import UploadSummary
-from bertviz_core.encoder import Encoder, library_versions, load_encoder
-from bertviz_core.identity import content_digest
-from bertviz_core.lengths import Lengths, cut_note
+from bertviz_core.model.encoder import Encoder, library_versions, load_encoder
+from bertviz_core.model.identity import content_digest
+from bertviz_core.model.lengths import Lengths, cut_note
 from bertviz_core.precompute.ann import INDEX_CHOICES, write_indexes
 from bertviz_core.precompute.layout import FORMAT, MANIFEST, PLAN, Column, StoreFiles, column_name, read_json, token_starts
 from bertviz_core.precompute.maps import check_maps, write_maps
 from bertviz_core.precompute.request import Request, ShardVectors, layer_numbers, shard_outputs, store_columns, token_rows
-from bertviz_core.store import release_free_memory
+from bertviz_core.runtime.store import release_free_memory
 
 SHARD_ROWS = 1024  # rows per shard: what a stopped run loses at most, and what one write holds in memory
 ENGINES = ("local", "ray")

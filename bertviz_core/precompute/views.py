@@ -12,7 +12,7 @@ import pandas as pd
 
 import bertviz_core.checks as checks
 from bertviz_core.precompute.reader import VectorStore
-from bertviz_core.word_vectors import snippet
+from bertviz_core.words.word_vectors import snippet
 
 OWN_COPIES = 8  # answers asked for beyond k, for the sentence's own copies to be left out
 

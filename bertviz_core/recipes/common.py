@@ -1,8 +1,8 @@
 """What several recipes share: the lines that load the model, the offset trimming, a pooling function."""
 from __future__ import annotations
 
-from bertviz_core.models import ModelInfo
-from bertviz_core.twin import TWIN_SEED
+from bertviz_core.model.models import ModelInfo
+from bertviz_core.model.twin import TWIN_SEED
 
 
 def load_lines(info: ModelInfo, attention: bool = False, masked_lm: bool = False) -> str:
@@ -29,7 +29,7 @@ def load_lines(info: ModelInfo, attention: bool = False, masked_lm: bool = False
     )
 
 
-# The bundled model's untrained twin (bertviz_core.twin): its configuration, weights drawn under a fixed seed.
+# The bundled model's untrained twin (bertviz_core.model.twin): its configuration, weights drawn under a fixed seed.
 TWIN_CODE = ("from transformers import AutoConfig\n"
              "torch.manual_seed({seed})  # the app's untrained twin: the same configuration, random weights\n"
              "model = {auto}.from_config(AutoConfig.from_pretrained(name){eager}).eval()\n")

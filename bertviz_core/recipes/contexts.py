@@ -1,9 +1,9 @@
 """The Similar contexts recipe: the token index, nearest tokens and sentences, and the contextuality measures."""
 from __future__ import annotations
 
-from bertviz_core.models import ModelInfo
+from bertviz_core.model.models import ModelInfo
 from bertviz_core.recipes.common import TRIM_CODE, load_lines
-from bertviz_core.similarity import METRIC_IMPORTS, METRICS
+from bertviz_core.measures.similarity import METRIC_IMPORTS, METRICS
 
 BUILT_IN_CORPUS = ("from bertviz_core.corpora import reference_corpus  # the page's built-in sentences\n"
                    "texts = list(reference_corpus())\n")

@@ -7,7 +7,7 @@ applies to the last hidden state.
 """
 from __future__ import annotations
 
-from bertviz_core.models import ModelInfo
+from bertviz_core.model.models import ModelInfo
 from bertviz_core.recipes.common import load_lines
 
 _LM_HEAD = "logits = model.lm_head(states)"

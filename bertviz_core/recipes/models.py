@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from bertviz_core.models import ModelInfo
+from bertviz_core.model.models import ModelInfo
 from bertviz_core.recipes.common import TRIM_CODE, load_lines
 
 LINEAR_CKA_CODE = '''def cka(x, y):

@@ -2,7 +2,7 @@
 in plain transformers and torch's forward-mode derivatives."""
 from __future__ import annotations
 
-from bertviz_core.models import ModelInfo
+from bertviz_core.model.models import ModelInfo
 from bertviz_core.recipes.common import load_lines
 
 PAIR_CODE = '''

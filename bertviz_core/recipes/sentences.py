@@ -1,12 +1,12 @@
 """Recipes for sentence vectors: pooling, comparing sentences, and the task measures (probe, correlation, map)."""
 from __future__ import annotations
 
-from bertviz_core.comparison import FIT_ROWS, rows_code
-from bertviz_core.models import ModelInfo
-from bertviz_core.projection import PROJECTIONS, TRUST_NEIGHBOURS
+from bertviz_core.views.comparison import FIT_ROWS, rows_code
+from bertviz_core.model.models import ModelInfo
+from bertviz_core.measures.projection import PROJECTIONS, TRUST_NEIGHBOURS
 from bertviz_core.recipes.common import pooled_vectors
-from bertviz_core.similarity import CORRECTIONS, METRIC_IMPORTS, METRICS, SILHOUETTE_SAMPLE
-from bertviz_core.task_measures import WHITEN_AXES_SHARE, probe_code
+from bertviz_core.measures.similarity import CORRECTIONS, METRIC_IMPORTS, METRICS, SILHOUETTE_SAMPLE
+from bertviz_core.measures.task_measures import WHITEN_AXES_SHARE, probe_code
 
 NEWS_TOPICS_CODE = ("from bertviz_core.corpora import news_topics  # the built-in corpus; or your own texts and labels\n"
                     "corpus = news_topics()\ntexts, labels = list(corpus['text']), list(corpus['label'])\n")

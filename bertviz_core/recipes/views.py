@@ -2,9 +2,9 @@
 word across texts."""
 from __future__ import annotations
 
-from bertviz_core.models import ModelInfo
+from bertviz_core.model.models import ModelInfo
 from bertviz_core.recipes.common import TRIM_CODE, load_lines
-from bertviz_core.similarity import METRIC_IMPORTS, METRICS
+from bertviz_core.measures.similarity import METRIC_IMPORTS, METRICS
 
 
 def tokenization(info: ModelInfo, text: str, text_pair: str | None, pad_to: int | None) -> str:

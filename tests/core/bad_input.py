@@ -35,20 +35,27 @@ from conftest import DEVICE, save_tiny_bert
 
 import bertviz_core
 from bertviz_core import Encoder, load_encoder
-from bertviz_core import attention as att
-from bertviz_core import comparison as cmp
-from bertviz_core import neighbours as nb
-from bertviz_core import token_index as ti
-from bertviz_core import vocab as vc
+from bertviz_core.measures import attention as att
+from bertviz_core.views import comparison as cmp
+from bertviz_core.measures import neighbours as nb
+from bertviz_core.model import token_index as ti
+from bertviz_core.words import vocab as vc
 
 ERR, OK, NAN = "error", "result", "documented NaN"
 NaN = float("nan")
 MASKED = "The man went to the [MASK] to buy milk."
 CORPUS = ["The bank raised its rates.", "We sat on the river bank.", "The bank vault was open.",
           "A heron flew over the river."]
-# Every module of the core (packages aside: recipes write code, corpora hold texts), found, not listed, so a
-# new module's public functions need cases here.
-MODULES = tuple(m.name for m in pkgutil.iter_modules(bertviz_core.__path__) if not m.ispkg and m.name != "__main__")
+# Every module of the core, found, not listed, so a new module's public functions need cases here: the top level's
+# and its subpackages' (recipes write code, precompute is checked through its command, and corpora hold texts,
+# except the registry of corpus sources). {short name: dotted path}, as cases name them ("cka.cka_matrix").
+UNCHECKED_PACKAGES = {"recipes", "precompute", "corpora"}
+MODULES = {m.name: f"bertviz_core.{m.name}" for m in pkgutil.iter_modules(bertviz_core.__path__)
+           if not m.ispkg and m.name != "__main__"} | {
+    m.name: f"bertviz_core.{package.name}.{m.name}"
+    for package in pkgutil.iter_modules(bertviz_core.__path__) if package.ispkg and package.name not in UNCHECKED_PACKAGES
+    for m in pkgutil.iter_modules([str(Path(bertviz_core.__file__).parent / package.name)]) if m.name != "charts"} | {
+    "corpus_sources": "bertviz_core.corpora.corpus_sources", "figures": "bertviz_core.figures.charts"}  # figures.x
 
 
 @dataclass(frozen=True)
@@ -127,7 +134,7 @@ LIBRARY_SPEAK = ("NoneType", "fits failed", "could not convert", "invalid litera
 def function_of(name: str) -> Callable:
     """The function a case's key names: "Encoder.tokenize" or "module.function"."""
     owner, function = name.split(":")[0].split(".")
-    return getattr(Encoder if owner == "Encoder" else importlib.import_module(f"bertviz_core.{owner}"), function)
+    return getattr(Encoder if owner == "Encoder" else importlib.import_module(MODULES[owner]), function)
 
 
 def raised_in_core(err: BaseException) -> bool:

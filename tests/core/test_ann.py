@@ -16,7 +16,7 @@ from bertviz_core.precompute import ann
 from bertviz_core.precompute.reader import INDEXED_METRICS
 from bertviz_core.precompute.request import Request
 from bertviz_core.precompute.run import precompute
-from bertviz_core.similarity import METRICS
+from bertviz_core.measures.similarity import METRICS
 
 
 def clustered(rows: int, hidden: int = 32, seed: int = 0) -> np.ndarray:

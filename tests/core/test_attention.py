@@ -10,7 +10,7 @@ import torch
 from transformers import AutoModel, AutoTokenizer
 
 from bertviz_core import Encoder, recipes
-from bertviz_core.attention import (
+from bertviz_core.measures.attention import (
     HEAD_STATISTICS,
     TokenRoles,
     head_statistics,
@@ -23,7 +23,7 @@ from bertviz_core.attention import (
     token_view,
 )
 from bertviz_core.corpora import TUTORIAL
-from bertviz_core.models import bundled_model_dir
+from bertviz_core.model.models import bundled_model_dir
 
 TEXTS = ["Hi.", TUTORIAL, "A much longer sentence, with commas, to pad the others in the batch quite a lot more."]
 

@@ -1,4 +1,4 @@
-"""Token-pair attribution of a similarity (bertviz_core.attribution): completeness, symmetry, captum's integrated
+"""Token-pair attribution of a similarity (bertviz_core.measures.attribution): completeness, symmetry, captum's integrated
 gradients as the marginals, constructed cases whose answer is known, the page's recipe, and every architecture."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import torch
 from model_family import SENTENCES
 
 from bertviz_core import Encoder, recipes
-from bertviz_core.attribution import MAX_TOKENS, REFERENCES, pair_attribution
-from bertviz_core.pooling import POOLINGS
-from bertviz_core.token_pairs import DEFAULT_PAIR, attribution_story, attribution_tables, maxsim_pairs
+from bertviz_core.measures.attribution import MAX_TOKENS, REFERENCES, pair_attribution
+from bertviz_core.measures.pooling import POOLINGS
+from bertviz_core.views.token_pairs import DEFAULT_PAIR, attribution_story, attribution_tables, maxsim_pairs
 
 FIRST, SECOND = "The bank raised its interest rates again.", "We sat on the river bank and watched the boats."
 

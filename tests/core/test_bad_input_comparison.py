@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from bad_input import CORPUS, NAN, OK, Case, check, nan_rows
 
-from bertviz_core import cka
-from bertviz_core import layer_matches as lm
-from bertviz_core import model_comparison as mc
-from bertviz_core import twin
-from bertviz_core import word_alignment as wa
+from bertviz_core.measures import cka
+from bertviz_core.views import layer_matches as lm
+from bertviz_core.views import model_comparison as mc
+from bertviz_core.model import twin
+from bertviz_core.words import word_alignment as wa
 
 
 def constant_layer(c: SimpleNamespace) -> np.ndarray:

@@ -83,8 +83,8 @@ def test_every_public_function_has_a_case_or_a_reason() -> None:
     covered = {name.split(":")[0] for name in CASES}
     public = {f"Encoder.{name}" for name, member in vars(Encoder).items()
               if not name.startswith("_") and inspect.isfunction(member)}
-    for module_name in MODULES:
-        module = importlib.import_module(f"bertviz_core.{module_name}")
+    for module_name, path in MODULES.items():
+        module = importlib.import_module(path)
         public |= {f"{module_name}.{name}" for name, member in vars(module).items()
                    if not name.startswith("_") and inspect.isfunction(member) and member.__module__ == module.__name__}
     missing = public - covered - set(EXEMPT)

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from bad_input import CORPUS, NAN, OK, Case, NaN, check, nan_rows
 
-from bertviz_core import map_figures as mf
-from bertviz_core import pooling as pl
-from bertviz_core import pooling_grid as pg
-from bertviz_core import projection as prj
-from bertviz_core import task_measures as tm
-from bertviz_core import uncertainty as unc
-from bertviz_core import word_vectors as wv
+from bertviz_core.figures import map_figures as mf
+from bertviz_core.measures import pooling as pl
+from bertviz_core.measures import pooling_grid as pg
+from bertviz_core.measures import projection as prj
+from bertviz_core.measures import task_measures as tm
+from bertviz_core.measures import uncertainty as unc
+from bertviz_core.words import word_vectors as wv
 
 
 # Keys are "module.function: what is bad" ("Encoder.method: ..." for the Encoder's methods); ``c`` holds the

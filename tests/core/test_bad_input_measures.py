@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 from bad_input import CORPUS, NAN, OK, Case, NaN, check, nan_rows
 
-from bertviz_core import attention as att
-from bertviz_core import comparison as cmp
-from bertviz_core import corpus_sources as cs
-from bertviz_core import neighbours as nb
-from bertviz_core import similarity as sim
-from bertviz_core import stats as st
+from bertviz_core.measures import attention as att
+from bertviz_core.views import comparison as cmp
+from bertviz_core.corpora import corpus_sources as cs
+from bertviz_core.measures import neighbours as nb
+from bertviz_core.measures import similarity as sim
+from bertviz_core.measures import stats as st
 
 
 # Keys are "module.function: what is bad" ("Encoder.method: ..." for the Encoder's methods); ``c`` holds the

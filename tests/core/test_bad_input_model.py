@@ -12,19 +12,19 @@ from bad_input import CORPUS, MASKED, OK, Case, NaN, check
 import bertviz_core
 from bertviz_core import load_encoder
 from bertviz_core import checks as ck
-from bertviz_core import embedding_lens as el
-from bertviz_core import encoding as enc
-from bertviz_core import identity as idn
-from bertviz_core import lengths as ln
-from bertviz_core import masked as mk
-from bertviz_core import models as mdl
-from bertviz_core import neighbours as nb
-from bertviz_core import page_registry as pr
-from bertviz_core import similarity as sim
-from bertviz_core import store as sto
-from bertviz_core import token_index as ti
-from bertviz_core import tokens as tk
-from bertviz_core import vocab as vc
+from bertviz_core.words import embedding_lens as el
+from bertviz_core.model import encoding as enc
+from bertviz_core.model import identity as idn
+from bertviz_core.model import lengths as ln
+from bertviz_core.measures import masked as mk
+from bertviz_core.model import models as mdl
+from bertviz_core.measures import neighbours as nb
+from bertviz_core.views import page_registry as pr
+from bertviz_core.measures import similarity as sim
+from bertviz_core.runtime import store as sto
+from bertviz_core.model import token_index as ti
+from bertviz_core.words import tokens as tk
+from bertviz_core.words import vocab as vc
 
 
 # Keys are "module.function: what is bad" ("Encoder.method: ..." for the Encoder's methods); ``c`` holds the

@@ -1,4 +1,4 @@
-"""Bad input to the pair attribution and its views (bertviz_core.attribution, token_pairs), table-driven. What a
+"""Bad input to the pair attribution and its views (bertviz_core.measures.attribution, token_pairs), table-driven. What a
 case may say, and the inputs ``c`` holds: tests/core/bad_input.py."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 from bad_input import OK, Case, check
 
-from bertviz_core import attribution as at
-from bertviz_core import token_pairs as tp
+from bertviz_core.measures import attribution as at
+from bertviz_core.views import token_pairs as tp
 
 A, B = "The bank vault.", "The river bank."
 

@@ -1,4 +1,4 @@
-"""Linear CKA and RSA (bertviz_core.cka) against formulas written out here independently: HSIC through centred
+"""Linear CKA and RSA (bertviz_core.measures.cka) against formulas written out here independently: HSIC through centred
 kernels, and the unbiased HSIC estimator of Song et al. (2012) summed term by term over index tuples."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-import bertviz_core.cka as cka
+import bertviz_core.measures.cka as cka
 from bertviz_core import Encoder
-from bertviz_core.cka import cka_matrix, linear_cka, rsa_matrix
+from bertviz_core.measures.cka import cka_matrix, linear_cka, rsa_matrix
 
 RNG = np.random.default_rng(7)
 

@@ -1,17 +1,17 @@
-"""The corpus-source registry (``bertviz_core.corpus_sources``): every source has its widgets, every built-in
+"""The corpus-source registry (``bertviz_core.corpora.corpus_sources``): every source has its widgets, every built-in
 corpus loads and its teaching code builds exactly its texts, and every page that takes a corpus offers every
 source."""
 from __future__ import annotations
 
 import pytest
 
-from bertviz_core.corpus_sources import BUILT_IN_CORPORA, CORPUS_SOURCES, source_labels, uploaded
-from bertviz_core.page_registry import PAGES
+from bertviz_core.corpora.corpus_sources import BUILT_IN_CORPORA, CORPUS_SOURCES, source_labels, uploaded
+from bertviz_core.views.page_registry import PAGES
 from bertviz_core.precompute.offered import SETTING
 
 
 def test_every_source_has_its_widgets_in_the_ui_layer() -> None:
-    from ui_uploads import SOURCE_WIDGETS
+    from ui.uploads import SOURCE_WIDGETS
 
     assert set(SOURCE_WIDGETS) == set(CORPUS_SOURCES)
 

@@ -9,7 +9,7 @@ from conftest import FAMILY_NAMES
 from test_recipes import run
 
 from bertviz_core import Encoder, recipes
-from bertviz_core.embedding_lens import nearest_input_embeddings
+from bertviz_core.words.embedding_lens import nearest_input_embeddings
 
 TEXT = "The man went to the [MASK] to buy milk."
 

@@ -16,9 +16,9 @@ from conftest import DEVICE, TUTORIAL_IDS
 
 from bertviz_core import Encoder, describe, load_encoder
 from bertviz_core.corpora import TUTORIAL
-from bertviz_core.encoder import BATCH_LIMITS
-from bertviz_core.models import DEVICES, bundled_model_dir
-from bertviz_core.vocab import kind_counts, search_vocabulary, vocabulary_table
+from bertviz_core.model.encoder import BATCH_LIMITS
+from bertviz_core.model.models import DEVICES, bundled_model_dir
+from bertviz_core.words.vocab import kind_counts, search_vocabulary, vocabulary_table
 
 ODD_TEXTS = [
     "", "   \n\t ", "I 💙 BERT 🤖!", "自然语言处理很有趣", "مرحبا بالعالم", "zero\u200bwidth\u200djoin",
@@ -53,7 +53,7 @@ def test_describe_reads_the_same_facts_from_files(bundled: Encoder, tiny: Encode
 
 
 def test_importing_the_core_leaves_transformers_for_later() -> None:
-    code = "import sys, bertviz_core, bertviz_core.models; bertviz_core.describe(); print('transformers' in sys.modules)"
+    code = "import sys, bertviz_core, bertviz_core.model.models; bertviz_core.describe(); print('transformers' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -227,8 +227,8 @@ def test_only_loading_a_model_imports_transformers() -> None:
     """Pages import the core while a background thread may be importing transformers, whose lazy
     module breaks when two threads import it at once: only models.load_pretrained imports it, under
     a lock, so a page's own imports never race the preload."""
-    code = ("import sys, bertviz_core.encoder, bertviz_core.vocab, bertviz_core.tokens, bertviz_core.stats, "
-            "bertviz_core.similarity, bertviz_core.figures, bertviz_core.recipes, bertviz_core.corpora; "
+    code = ("import sys, bertviz_core.model.encoder, bertviz_core.words.vocab, bertviz_core.words.tokens, bertviz_core.measures.stats, "
+            "bertviz_core.measures.similarity, bertviz_core.figures, bertviz_core.recipes, bertviz_core.corpora; "
             "print('transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import F32
 
-from bertviz_core.grid_figures import GRID_ROW_PX, Panel, pca_grid_spec
+from bertviz_core.figures.grid_figures import GRID_ROW_PX, Panel, pca_grid_spec
 
 
 def test_the_scatter_grid_keeps_each_panels_points_in_its_own_tile() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from bertviz_core import load_encoder
-from bertviz_core.encoder import Encoder, library_versions
-from bertviz_core.identity import model_identity
+from bertviz_core.model.encoder import Encoder, library_versions
+from bertviz_core.model.identity import model_identity
 
 VERSIONS = {"torch": "1", "transformers": "2"}
 

@@ -1,13 +1,13 @@
-"""Which of B's layers is most like each of A's (bertviz_core.layer_matches): a best named only beyond the noise
+"""Which of B's layers is most like each of A's (bertviz_core.views.layer_matches): a best named only beyond the noise
 of half-samples of the texts, with its interval, count and chance; constructed cases whose answer is known."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-import bertviz_core.layer_matches as lm
-from bertviz_core.cka import cka_matrix
-from bertviz_core.model_comparison import compare_layers
+import bertviz_core.views.layer_matches as lm
+from bertviz_core.measures.cka import cka_matrix
+from bertviz_core.views.model_comparison import compare_layers
 
 RNG = np.random.default_rng(3)
 TEXTS = 120

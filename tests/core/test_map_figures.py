@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import plotly_array
 
-from bertviz_core import map_figures
+from bertviz_core.figures import map_figures
 
 
 def test_a_small_map_draws_every_point_with_its_text() -> None:

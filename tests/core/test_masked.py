@@ -14,7 +14,7 @@ from test_recipes import run
 from transformers import AutoConfig, AutoModelForMaskedLM, AutoTokenizer, DebertaV2ForMaskedLM, pipeline
 
 from bertviz_core import Encoder, describe, load_encoder, recipes
-from bertviz_core.masked import MAX_MASKS, logit_lens, mask_word, masks, word_labels, words
+from bertviz_core.measures.masked import MAX_MASKS, logit_lens, mask_word, masks, word_labels, words
 
 TEXTS = ["The man went to the [MASK] to buy milk.", "[MASK] is the capital of [MASK].",
          "A longer sentence, with a [MASK] near its end so that padding matters [MASK]"]

@@ -13,8 +13,8 @@ from transformers import AutoModel, AutoTokenizer
 
 from bertviz_core import Encoder
 from bertviz_core.corpora import TUTORIAL, reference_corpus
-from bertviz_core.models import bundled_model_dir
-from bertviz_core.neighbours import (
+from bertviz_core.model.models import bundled_model_dir
+from bertviz_core.measures.neighbours import (
     anisotropy_baseline,
     contextuality,
     corpus_self_similarity,
@@ -24,9 +24,9 @@ from bertviz_core.neighbours import (
     nearest_tokens,
     self_similarity,
 )
-from bertviz_core.pooling import POOLINGS
-from bertviz_core.similarity import METRICS
-from bertviz_core.token_index import TokenIndex, index_rows, token_index
+from bertviz_core.measures.pooling import POOLINGS
+from bertviz_core.measures.similarity import METRICS
+from bertviz_core.model.token_index import TokenIndex, index_rows, token_index
 
 TEXTS = ("The bank by the river flooded.", "She paid the bank.", "A river bank.", "Money, money and more money.",
          "Rivers flow to the sea.")
@@ -185,7 +185,7 @@ def test_the_recipe_reproduces_the_neighbours_and_the_measures(bundled: Encoder)
     from test_recipes import run
 
     from bertviz_core import recipes
-    from bertviz_core.neighbours import contextuality, own_sentences, word_contextuality
+    from bertviz_core.measures.neighbours import contextuality, own_sentences, word_contextuality
 
     texts = reference_corpus()
     index = token_index(bundled, texts)
@@ -212,7 +212,7 @@ def test_the_recipe_reproduces_the_neighbours_and_the_measures(bundled: Encoder)
 
 
 def test_the_query_sentence_is_left_out_when_the_corpus_holds_it(tiny: Encoder) -> None:
-    from bertviz_core.neighbours import own_sentences
+    from bertviz_core.measures.neighbours import own_sentences
 
     index = token_index(tiny, TEXTS)
     (query,) = tiny.encode([TEXTS[2]])

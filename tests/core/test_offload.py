@@ -1,4 +1,4 @@
-"""The low-priority worker process for large corpora (``bertviz_core.offload``): the same numbers as the
+"""The low-priority worker process for large corpora (``bertviz_core.runtime.offload``): the same numbers as the
 same job run here, on every architecture of the family fixture; its priority, cancelling, failures, results
 over the memory budget, and the idle exit."""
 from __future__ import annotations
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from bertviz_core import Encoder
-from bertviz_core.offload import JOBS, Offload
-from bertviz_core.store import ByteBoundedStore, arrays
+from bertviz_core.runtime.offload import JOBS, Offload
+from bertviz_core.runtime.store import ByteBoundedStore, arrays
 
 TEXTS = ("The bank raised its rates.", "We sat on the river bank.", "Ein Satz auf Deutsch, mit Umlauten: äöü.",
          "A much longer sentence " + "with many more words " * 12, "short")

@@ -1,4 +1,4 @@
-"""bertviz_core.page_views: what the pages lay out but no longer decide (issue #28). Each test pins a function
+"""bertviz_core.views.page_views: what the pages lay out but no longer decide (issue #28). Each test pins a function
 against the expression the page held before it moved, so the numbers and words on screen stay the same."""
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bertviz_core import page_views as pv
-from bertviz_core.attention import THUMBNAIL_TOKENS, mean_weights
+from bertviz_core.views import page_views as pv
+from bertviz_core.measures.attention import THUMBNAIL_TOKENS, mean_weights
 from bertviz_core.figures import layer_label
-from bertviz_core.masked import MaskedWord, MaskLens
-from bertviz_core.pooling_grid import Cell, grid_cells
-from bertviz_core.task_measures import PROBE_FOLDS
-from bertviz_core.word_vectors import word_strategies
+from bertviz_core.measures.masked import MaskedWord, MaskLens
+from bertviz_core.measures.pooling_grid import Cell, grid_cells
+from bertviz_core.measures.task_measures import PROBE_FOLDS
+from bertviz_core.words.word_vectors import word_strategies
 
 LAYER_COUNTS = (1, 2, 3, 4, 6, 12, 24)
 

@@ -12,10 +12,10 @@ from transformers import AutoModel, AutoTokenizer
 from conftest import F32
 
 from bertviz_core import Encoder
-from bertviz_core.models import bundled_model_dir
-from bertviz_core.pooling import POOLINGS
-from bertviz_core.projection import pca_2d
-from bertviz_core.similarity import separation
+from bertviz_core.model.models import bundled_model_dir
+from bertviz_core.measures.pooling import POOLINGS
+from bertviz_core.measures.projection import pca_2d
+from bertviz_core.measures.similarity import separation
 
 TEXTS = ["Hi.", "The central bank raised rates again this morning.", "",
          "A much longer sentence, with commas and embeddings, padding the others in the batch quite a lot."]

@@ -1,11 +1,11 @@
-"""The Sentence pooling grid's numbers (bertviz_core.pooling_grid): a tie is explained only where it must be one."""
+"""The Sentence pooling grid's numbers (bertviz_core.measures.pooling_grid): a tie is explained only where it must be one."""
 from __future__ import annotations
 
 import pandas as pd
 
 
 def test_a_tie_is_explained_only_by_strategies_that_must_tie() -> None:
-    from bertviz_core.pooling_grid import SeparationScores
+    from bertviz_core.measures.pooling_grid import SeparationScores
 
     same_layer = SeparationScores(pd.DataFrame({"layer 3": [0.21, 0.21, 0.10]}, index=["mean", "mean_sqrt_len", "max"]),
                                   pd.Series(dtype=float))

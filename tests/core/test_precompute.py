@@ -16,8 +16,8 @@ from bertviz_core.corpora import news_topics
 from bertviz_core.precompute import layout
 from bertviz_core.precompute.request import Request
 from bertviz_core.precompute.run import precompute
-from bertviz_core.projection import PROJECTIONS
-from bertviz_core.token_index import index_rows
+from bertviz_core.measures.projection import PROJECTIONS
+from bertviz_core.model.token_index import index_rows
 
 REQUEST = Request(strategies=["mean", "cls", "pooler"], layers=[3, 6], token_layers=[0, 4], maps=["PCA"])
 LONG = " ".join(["word"] * 700) + "."  # longer than the bundled model's 512 tokens

@@ -13,16 +13,16 @@ from conftest import FAMILY_NAMES, assert_top_k, token_rows
 from model_family import SENTENCES
 
 from bertviz_core import Encoder, recipes
-from bertviz_core.attention import head_statistics, mean_weights, rollout, statistic_grid, token_roles
+from bertviz_core.measures.attention import head_statistics, mean_weights, rollout, statistic_grid, token_roles
 from bertviz_core.corpora import TUTORIAL, news_topics
-from bertviz_core.neighbours import contextuality, nearest_sentences, nearest_tokens, own_sentences, word_contextuality
-from bertviz_core.pooling import POOLINGS, supported_strategies
-from bertviz_core.comparison import compare
-from bertviz_core.projection import project
-from bertviz_core.similarity import CORRECTIONS, METRICS, fit_correction, similarity_matrix
-from bertviz_core.task_measures import correlation, distinct_rows, probe, probe_plan
-from bertviz_core.token_index import token_index
-from bertviz_core.word_vectors import SUBWORD_RULES, stack, word_strategies
+from bertviz_core.measures.neighbours import contextuality, nearest_sentences, nearest_tokens, own_sentences, word_contextuality
+from bertviz_core.measures.pooling import POOLINGS, supported_strategies
+from bertviz_core.views.comparison import compare
+from bertviz_core.measures.projection import project
+from bertviz_core.measures.similarity import CORRECTIONS, METRICS, fit_correction, similarity_matrix
+from bertviz_core.measures.task_measures import correlation, distinct_rows, probe, probe_plan
+from bertviz_core.model.token_index import token_index
+from bertviz_core.words.word_vectors import SUBWORD_RULES, stack, word_strategies
 
 
 def run(code: str) -> dict:

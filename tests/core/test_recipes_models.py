@@ -9,11 +9,11 @@ from model_family import SENTENCES
 from test_recipes import run
 
 from bertviz_core import Encoder, load_encoder, recipes
-from bertviz_core.cka import cka_matrix
-from bertviz_core.model_comparison import LAYER_STRATEGIES
-from bertviz_core.models import UNTRAINED_TWIN
-from bertviz_core.pooling import POOLINGS
-from bertviz_core.word_alignment import aligned_words
+from bertviz_core.measures.cka import cka_matrix
+from bertviz_core.views.model_comparison import LAYER_STRATEGIES
+from bertviz_core.model.models import UNTRAINED_TWIN
+from bertviz_core.measures.pooling import POOLINGS
+from bertviz_core.words.word_alignment import aligned_words
 
 TEXTS = ["The bank raised its rates.", "We sat on the river bank.", "A café in Zürich serves crème brûlée.",
          "Don't split well-known words!", "The vault was open all night.", "Rain fell on the quiet town."]

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import F32
 
-from bertviz_core.similarity import (
+from bertviz_core.measures.similarity import (
     CORRECTIONS,
     fit_correction,
     random_pair_baseline,
@@ -68,7 +68,7 @@ def test_random_pair_baseline_is_every_pair_of_a_sample(corpus: np.ndarray) -> N
 def test_baseline_band_share_below_and_verdict() -> None:
     import pandas as pd
 
-    from bertviz_core.similarity import baseline_band, share_below, verdict
+    from bertviz_core.measures.similarity import baseline_band, share_below, verdict
 
     baseline = np.arange(100, dtype=float)
     assert baseline_band(baseline) == pytest.approx((4.95, 49.5, 94.05), **F32)

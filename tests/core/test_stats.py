@@ -6,7 +6,8 @@ import pytest
 
 from conftest import F32
 
-from bertviz_core import Encoder, stats
+from bertviz_core import Encoder
+from bertviz_core.measures import stats
 from bertviz_core.corpora import TUTORIAL
 
 

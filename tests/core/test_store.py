@@ -8,10 +8,10 @@ from conftest import open_page
 from streamlit.testing.v1 import AppTest
 
 import ui
-from bertviz_core import store as results
-from bertviz_core.attention import summarize, token_roles
-from bertviz_core.encoder import Encoder
-from bertviz_core.token_index import TokenIndex, token_index
+from bertviz_core.runtime import store as results
+from bertviz_core.measures.attention import summarize, token_roles
+from bertviz_core.model.encoder import Encoder
+from bertviz_core.model.token_index import TokenIndex, token_index
 
 RIVER = [f"Row {i}: the boat drifted past the river bank at dawn while herons waited." for i in range(40)]
 

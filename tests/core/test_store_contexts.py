@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from bertviz_core import Encoder
-from bertviz_core.neighbours import contextuality, word_contextuality
+from bertviz_core.measures.neighbours import contextuality, word_contextuality
 from bertviz_core.precompute import contexts
-from bertviz_core.token_index import token_index
+from bertviz_core.model.token_index import token_index
 
 
 def test_the_measures_equal_the_corpus_index_at_the_stored_layers(labelled_store, bundled: Encoder) -> None:  # noqa: ANN001

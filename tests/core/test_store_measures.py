@@ -10,9 +10,9 @@ from sklearn.manifold import trustworthiness
 from sklearn.metrics import silhouette_score
 
 from bertviz_core import recipes
-from bertviz_core.pooling_grid import Cell, score_cell
+from bertviz_core.measures.pooling_grid import Cell, score_cell
 from bertviz_core.precompute import measures
-from bertviz_core.task_measures import probe, probe_plan
+from bertviz_core.measures.task_measures import probe, probe_plan
 
 
 def test_the_sample_is_stratified_sorted_and_the_recipe_draws_the_same(labelled_store) -> None:  # noqa: ANN001

@@ -9,7 +9,7 @@ import pytest
 
 from bertviz_core.precompute import views
 from bertviz_core.precompute.reader import INDEXED_METRICS
-from bertviz_core.similarity import METRICS
+from bertviz_core.measures.similarity import METRICS
 
 
 def test_the_columns_and_the_default_are_what_the_store_holds(news_store) -> None:  # noqa: ANN001

@@ -16,11 +16,11 @@ from test_recipes import run
 
 from bertviz_core import Encoder, recipes
 from bertviz_core.corpora import news_topics, read_pairs, sentence_pairs
-from bertviz_core.pooling import POOLINGS
-from bertviz_core.pooling_grid import Cell, cell_vectors, scores_over
-from bertviz_core.projection import PROJECTIONS, project
-from bertviz_core.similarity import CORRECTIONS, Verdict, fit_correction
-from bertviz_core.task_measures import (
+from bertviz_core.measures.pooling import POOLINGS
+from bertviz_core.measures.pooling_grid import Cell, cell_vectors, scores_over
+from bertviz_core.measures.projection import PROJECTIONS, project
+from bertviz_core.measures.similarity import CORRECTIONS, Verdict, fit_correction
+from bertviz_core.measures.task_measures import (
     PROBE_MARGIN,
     agreement,
     check_pairs,

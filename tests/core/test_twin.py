@@ -1,4 +1,4 @@
-"""The bundled model's untrained twin (bertviz_core.twin): the same configuration and tokenizer, other weights,
+"""The bundled model's untrained twin (bertviz_core.model.twin): the same configuration and tokenizer, other weights,
 the same weights on every machine and every run for its seed, and the caller's random state untouched."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import torch
 from safetensors.numpy import load_file
 
 from bertviz_core import Encoder, load_encoder
-from bertviz_core.models import UNTRAINED_TWIN, bundled_model_dir, resolve_source
-from bertviz_core.twin import untrained_twin
+from bertviz_core.model.models import UNTRAINED_TWIN, bundled_model_dir, resolve_source
+from bertviz_core.model.twin import untrained_twin
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,11 @@ import pytest
 from scipy.stats import spearmanr
 from sklearn.metrics import roc_auc_score
 
-from bertviz_core import uncertainty
-from bertviz_core.pooling_grid import Cell, cell_vectors, score_cell, silhouette_grid
-from bertviz_core.similarity import sense_scores, sense_verdict
-from bertviz_core.task_measures import agreement, correlation, correlation_grid, probe, probe_chance, probe_grid, probe_plan
-from bertviz_core.uncertainty import Scored
+from bertviz_core.measures import uncertainty
+from bertviz_core.measures.pooling_grid import Cell, cell_vectors, score_cell, silhouette_grid
+from bertviz_core.measures.similarity import sense_scores, sense_verdict
+from bertviz_core.measures.task_measures import agreement, correlation, correlation_grid, probe, probe_chance, probe_grid, probe_plan
+from bertviz_core.measures.uncertainty import Scored
 
 
 def labelled_layers(texts: int, classes: int, strength: dict[int, float], seed: int = 0,

@@ -1,4 +1,4 @@
-"""Word alignment across tokenizers (bertviz_core.word_alignment): a WordPiece and a byte-level BPE tiny model cut
+"""Word alignment across tokenizers (bertviz_core.words.word_alignment): a WordPiece and a byte-level BPE tiny model cut
 the same sentences differently, with accents, punctuation and split words; each unit is whole pieces of both, and
 its vectors are the plain mean of those pieces' hidden states."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from bertviz_core import Encoder
-from bertviz_core.cka import cka_matrix
-from bertviz_core.word_alignment import aligned_words, align, text_units
+from bertviz_core.measures.cka import cka_matrix
+from bertviz_core.words.word_alignment import aligned_words, align, text_units
 
 SENTENCES = ["A café in Zürich serves crème brûlée to naïve tourists.",
              "Don't split well-known words, e.g. state-of-the-art models!",

@@ -13,8 +13,8 @@ from conftest import F32
 from bertviz_core import Encoder
 from bertviz_core.corpora import TUTORIAL, word_presets
 from bertviz_core.corpora.tutorial import tutorial_comparison
-from bertviz_core.models import bundled_model_dir
-from bertviz_core.similarity import (
+from bertviz_core.model.models import bundled_model_dir
+from bertviz_core.measures.similarity import (
     METRICS,
     pair_layer_curves,
     same_sense_pairs,
@@ -22,7 +22,7 @@ from bertviz_core.similarity import (
     sense_scores,
     similarity_matrix,
 )
-from bertviz_core.word_vectors import (
+from bertviz_core.words.word_vectors import (
     SUBWORD_RULES,
     find_spans,
     stack,

@@ -9,12 +9,12 @@ from conftest import chart, chart_title, open_page, plotly_array, table
 from page_checks import LONG, PageChecks, choose, uploaded
 
 from bertviz_core import BUNDLED_MODEL, Encoder, load_encoder
-from bertviz_core.cka import cka_matrix, rsa_matrix
-from bertviz_core.layer_matches import RESAMPLES, best_matches, match_evidence
-from bertviz_core.model_comparison import compare_layers
+from bertviz_core.measures.cka import cka_matrix, rsa_matrix
+from bertviz_core.views.layer_matches import RESAMPLES, best_matches, match_evidence
+from bertviz_core.views.model_comparison import compare_layers
 from bertviz_core.corpora import news_topics
-from bertviz_core.models import UNTRAINED_TWIN
-from bertviz_core.word_alignment import aligned_words
+from bertviz_core.model.models import UNTRAINED_TWIN
+from bertviz_core.words.word_alignment import aligned_words
 
 CHECKS = PageChecks(
     settings=(("radio", "cm_estimator", "debiased CKA"), ("selectbox", "cm_strategy", "max"),

@@ -18,8 +18,8 @@ from test_embedding_lens import narrow
 from test_recipes import run
 
 from bertviz_core import Encoder, recipes
-from bertviz_core.embedding_lens import nearest_input_embeddings
-from bertviz_core.masked import MAX_MASKS
+from bertviz_core.words.embedding_lens import nearest_input_embeddings
+from bertviz_core.measures.masked import MAX_MASKS
 
 
 CHECKS = PageChecks(

@@ -14,7 +14,7 @@ CHECKS = PageChecks()  # no settings, no text: the loops over the registry pass 
 
 PRELOAD_PROBE = """
 import sys, threading
-import bertviz_core.encoder as encoder
+import bertviz_core.model.encoder as encoder
 loads, original = [], encoder.load_encoder
 def recording(*args, **kwargs):
     loads.append(threading.current_thread().name)

@@ -7,10 +7,10 @@ from page_checks import LABELLED_LONG, UPLOAD, PageChecks, multiselect_last, sel
 
 from bertviz_core import describe
 from bertviz_core.corpora import news_topics, read_table
-from bertviz_core.encoder import Encoder
+from bertviz_core.model.encoder import Encoder
 from bertviz_core.figures import layer_label
-from bertviz_core.pooling import POOLINGS, supported_strategies
-from bertviz_core.pooling_grid import cell_vectors, check_labels, score_cell, separation_scores
+from bertviz_core.measures.pooling import POOLINGS, supported_strategies
+from bertviz_core.measures.pooling_grid import cell_vectors, check_labels, score_cell, separation_scores
 
 
 UPLOADER = ("sp_source", "sp_upload")

@@ -13,12 +13,12 @@ from conftest import chart, open_page, plotly_array, scatter_grid, table
 from page_checks import checks
 
 from bertviz_core import Encoder
-from bertviz_core.page_registry import PAGES
-from bertviz_core.pooling_grid import Cell, score_cell
+from bertviz_core.views.page_registry import PAGES
+from bertviz_core.measures.pooling_grid import Cell, score_cell
 from bertviz_core.precompute import measures
 from bertviz_core.precompute.layout import MANIFEST
 from bertviz_core.precompute.offered import SETTING
-from bertviz_core.similarity import METRICS
+from bertviz_core.measures.similarity import METRICS
 
 
 def opened(monkeypatch: pytest.MonkeyPatch, page: str, key: str, folders: list[Path]):  # noqa: ANN201 - an AppTest

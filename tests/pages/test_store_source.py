@@ -11,11 +11,11 @@ import pytest
 from conftest import open_page, table
 
 from bertviz_core import Encoder, recipes
-from bertviz_core.corpus_sources import CORPUS_SOURCES, source_labels
-from bertviz_core.page_registry import PAGES
-from bertviz_core.pooling import POOLINGS
+from bertviz_core.corpora.corpus_sources import CORPUS_SOURCES, source_labels
+from bertviz_core.views.page_registry import PAGES
+from bertviz_core.measures.pooling import POOLINGS
 from bertviz_core.precompute.offered import SETTING
-from bertviz_core.similarity import METRICS
+from bertviz_core.measures.similarity import METRICS
 
 STORE_PAGES = [entry for entry in PAGES if entry.reads_stores]
 PAGE = "pages/similar_contexts.py"
@@ -134,7 +134,7 @@ def test_a_token_is_searched_among_the_stored_tokens_at_the_stored_layers(
 
 def views_contexts(store, found) -> list[str]:  # noqa: ANN001
     """The contexts a page shows for ``token_search`` rows, as ``views.nearest_stored_tokens`` writes them."""
-    from bertviz_core.word_vectors import snippet
+    from bertviz_core.words.word_vectors import snippet
 
     return [snippet(store.texts[s], a, b, ("«", "»"), words=5) for s, a, b in zip(found["sentence"], found["start"],
                                                                                     found["end"])]

@@ -9,7 +9,7 @@ from page_checks import LABELLED_LONG, UPLOAD, PageChecks, choose, select, uploa
 from streamlit.testing.v1 import AppTest
 
 from bertviz_core.corpora import news_topics
-from bertviz_core.projection import PROJECTIONS
+from bertviz_core.measures.projection import PROJECTIONS
 
 
 UPLOADER = ("tm_source", "tm_upload")

@@ -7,8 +7,8 @@ from conftest import chart, chart_title, open_page, plotly_array, table
 from page_checks import LONG, PageChecks, choose, typed
 
 from bertviz_core import Encoder
-from bertviz_core.attribution import MAX_TOKENS, pair_attribution
-from bertviz_core.token_pairs import DEFAULT_PAIR, attribution_title, maxsim_pairs
+from bertviz_core.measures.attribution import MAX_TOKENS, pair_attribution
+from bertviz_core.views.token_pairs import DEFAULT_PAIR, attribution_title, maxsim_pairs
 
 CHECKS = PageChecks(
     timed_change=("reference", "", choose("Reference", ("[MASK]", "[PAD]"))),

@@ -1,0 +1,262 @@
+"""Model runs over a large corpus in a separate process at the lowest CPU priority.
+
+A server runs every visitor's page in one process. A model run over a big upload in a thread of that process,
+even at the lowest priority, shares the interpreter's lock with the pages: each of its Python steps between
+torch's kernels takes the lock, and when the scheduler leaves that low-priority thread waiting while it holds
+the lock, every page waits too. In a process of its own the run holds no lock of the server's, and the
+kernel's scheduler alone gives the pages the cores first (bench/server_load.py measures both; see
+docs/performance.md). It also takes no memory of the server's: its activations are the worker's.
+
+One worker process serves one job at a time and keeps its model loaded between jobs; it exits after
+``idle_seconds`` without a job, giving its memory back. Results come back through files: each array is
+written raw by the worker and read back into memory, or memory-mapped read-only when it is larger than
+``in_memory_up_to`` (the caller's cache budget), so nothing large passes through a pipe.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Client, Listener
+from typing import Any
+
+import numpy as np
+
+import bertviz_core.checks as checks
+from bertviz_core.runtime.store import arrays, map_arrays, release_free_memory, spill_folder
+
+Progress = Callable[[int, int], None]
+CHUNK = 16 << 20  # bytes per read: the interpreter's lock is free during each, so pages run between them
+CANCEL = "cancel"
+# The worker's first lines, before any library starts a thread (each thread keeps the policy it was born with):
+# Linux's idle policy, under which any other thread that wakes takes the core at once (a nice value alone lets
+# the worker finish its time slice first, milliseconds that add up over the many wake-ups of a page's rerun),
+# else the lowest nice value; then the worker itself.
+LOWEST_PRIORITY = (
+    "import os, runpy\n"
+    "if hasattr(os, 'SCHED_IDLE'):\n"
+    "    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\n"
+    "elif hasattr(os, 'nice'):\n"
+    "    os.nice(19)\n"
+    "runpy.run_module('bertviz_core.runtime.offload', run_name='__main__')\n"
+)
+
+
+def _embed(encoder: Any, texts: tuple[str, ...], report: Progress) -> dict[str, np.ndarray]:
+    return encoder.embed(list(texts), progress=report)
+
+
+def _token_index(encoder: Any, texts: tuple[str, ...], report: Progress) -> Any:
+    from bertviz_core.model.token_index import token_index
+
+    return token_index(encoder, texts, report)
+
+
+# The corpus-long jobs, by name: a job crosses to the worker as its name, and the same function runs in the
+# caller's process for a small corpus, so both paths compute the same thing.
+JOBS: dict[str, Callable[[Any, tuple[str, ...], Progress], Any]] = {"embed": _embed, "token index": _token_index}
+
+
+class Cancelled(Exception):
+    """Raised in a job at its next progress report once its caller has stopped waiting for it."""
+
+
+def _stopped() -> ValueError:
+    return ValueError("The background worker that encodes large corpora stopped before it finished (it may have "
+                      "run out of memory): try a smaller corpus.")
+
+
+def _write(value: Any, folder: str) -> tuple[Any, list[tuple[str, str, tuple[int, ...]]]]:
+    """``value`` with its arrays emptied, and (file, dtype, shape) of each array written raw into ``folder``."""
+    files = []
+    for number, array in enumerate(arrays(value)):
+        path = os.path.join(folder, f"{number}.raw")
+        np.ascontiguousarray(array).tofile(path)
+        files.append((path, array.dtype.str, tuple(array.shape)))
+    return map_arrays(value, lambda array: np.empty(0, array.dtype)), files
+
+
+def _read(path: str, dtype: str, shape: tuple[int, ...], in_memory: bool) -> np.ndarray:
+    """One array written by ``_write``: read into memory in chunks, or memory-mapped read-only."""
+    if not in_memory and int(np.prod(shape)) > 0:
+        mapped = np.memmap(path, dtype=np.dtype(dtype), mode="r", shape=shape)
+        return mapped  # the map keeps the data once the file's name is removed
+    array = np.empty(shape, np.dtype(dtype))
+    view = memoryview(array.reshape(-1).view(np.uint8))
+    with open(path, "rb", buffering=0) as file:
+        for start in range(0, len(view), CHUNK):
+            file.readinto(view[start:start + CHUNK])
+    return array
+
+
+def _serve(connection: Any, folder: str) -> None:
+    """The worker: load a model on first use, run each job it is sent, send back progress and the result."""
+    from bertviz_core.model.encoder import load_encoder
+
+    encoders: dict[tuple[str | None, str], Any] = {}
+    while True:
+        try:
+            request = connection.recv()
+        except EOFError:
+            return  # the server closed the pipe: it is idle or gone
+        if request == CANCEL:
+            continue  # a cancel that crossed the result of the job it was for
+        job, model, device, texts = request
+
+        def report(done: int, total: int) -> None:
+            while connection.poll():
+                if connection.recv() == CANCEL:
+                    raise Cancelled
+            connection.send(("progress", done, total))
+
+        try:
+            if (model, device) not in encoders:
+                encoders.clear()  # one model at a time: the worker's memory stays one model's
+                encoders[(model, device)] = load_encoder(model, device)
+            # no name holds the result once it is written, so its memory is free before the next job; its
+            # folder is made once the job has succeeded, so a failed one leaves none
+            connection.send(("done", *_write(JOBS[job](encoders[(model, device)], texts, report),
+                                             tempfile.mkdtemp(prefix="bertviz-offload-", dir=folder))))
+        except Cancelled:
+            connection.send(("cancelled",))
+        except Exception as err:  # noqa: BLE001 - every failure goes back to the caller, which raises it
+            connection.send(("error", type(err).__name__, str(err)))
+        release_free_memory()
+
+
+class Offload:
+    """One worker process at the lowest CPU priority, started on first use, that runs ``JOBS``."""
+
+    def __init__(self, idle_seconds: float = 120.0, folder: str | None = None) -> None:
+        self.idle_seconds, self.folder = idle_seconds, folder or spill_folder()
+        self._lock = threading.Lock()  # one job at a time; the pipe is the worker's only channel
+        self._process: Any = None
+        self._connection: Any = None
+        self._idle: threading.Timer | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The worker's process id while it runs, else None."""
+        return self._process.pid if self._process is not None and self._process.poll() is None else None
+
+    def run(self, job: str, model: str | None, device: str, texts: Sequence[str], progress: Progress | None = None,
+            in_memory_up_to: int | None = None) -> Any:
+        """``JOBS[job](load_encoder(model, device), texts, report)`` in the worker, waited for; its result or
+        its failure (a ValueError keeps its message). ``progress(done, total)`` is called here for each report
+        of the job; an exception from ``progress`` (a page told to stop) cancels the job within one batch and
+        is raised. Arrays larger than ``in_memory_up_to`` bytes in all come back memory-mapped read-only."""
+        if job not in JOBS:
+            raise ValueError(f"Unknown job {checks.shown(job)}: one of {', '.join(map(repr, JOBS))}.")
+        texts, progress = tuple(checks.texts(texts)), checks.callback(progress)
+        if progress is not None:
+            progress(0, len(texts))  # the bar shows while the worker starts and loads its model (seconds)
+        while not self._lock.acquire(timeout=1.0):
+            if progress is not None:
+                progress(0, len(texts))  # another job runs first; a page told to stop stops waiting here
+        try:
+            if self._idle is not None:
+                self._idle.cancel()
+            connection = self._started()
+            connection.send((job, model, device, texts))
+            return self._answer(connection, progress, in_memory_up_to)
+        finally:
+            self._idle = threading.Timer(self.idle_seconds, self.stop, kwargs={"only_if_idle": True})
+            self._idle.daemon = True
+            self._idle.start()
+            self._lock.release()
+
+    def _started(self) -> Any:
+        """The worker's connection, starting the worker when none runs. A fresh interpreter (``LOWEST_PRIORITY``),
+        not a fork (unsafe in a threaded server with torch) nor multiprocessing's spawn (which re-runs the
+        caller's main script: a notebook's or a batch job's without a ``__main__`` guard)."""
+        if self.pid is None:
+            key = secrets.token_bytes(32)
+            with Listener(authkey=key) as listener:
+                package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+                env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                    filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+                self._process = subprocess.Popen(
+                    [sys.executable, "-c", LOWEST_PRIORITY, str(listener.address), self.folder],
+                    stdin=subprocess.PIPE, env=env)
+                self._process.stdin.write(key.hex().encode() + b"\n")
+                self._process.stdin.close()
+                self._connection = listener.accept()
+        return self._connection
+
+    def _answer(self, connection: Any, progress: Progress | None, in_memory_up_to: int | None) -> Any:
+        try:
+            while (message := self._receive(connection))[0] == "progress":
+                if progress is not None:
+                    progress(*message[1:])
+        except BaseException:
+            self._cancel(connection)
+            raise
+        return self._result(message, in_memory_up_to)  # the job has ended: nothing left to cancel
+
+    def _receive(self, connection: Any, patience: float | None = None) -> tuple:
+        """The worker's next message; ValueError once the worker is gone or ``patience`` seconds passed."""
+        waited = 0.0
+        while not connection.poll(0.1):
+            waited += 0.1
+            if self.pid is None or (patience is not None and waited >= patience):
+                self.stop()
+                raise _stopped()
+        try:
+            return connection.recv()
+        except (EOFError, OSError):
+            self.stop()
+            raise _stopped() from None
+
+    def _result(self, message: tuple, in_memory_up_to: int | None) -> Any:
+        if message[0] == "error":
+            kind, text = message[1:]
+            raise ValueError(text) if kind == "ValueError" else RuntimeError(f"{kind}: {text}")
+        skeleton, files = message[1:]
+        try:
+            in_memory = in_memory_up_to is None or sum(
+                int(np.prod(shape)) * np.dtype(dtype).itemsize for _, dtype, shape in files) <= in_memory_up_to
+            loaded = iter([_read(path, dtype, shape, in_memory) for path, dtype, shape in files])
+            return map_arrays(skeleton, lambda _: next(loaded))
+        finally:
+            if files:
+                shutil.rmtree(os.path.dirname(files[0][0]), ignore_errors=True)
+
+    def _cancel(self, connection: Any) -> None:
+        """Tell the worker to stop its job and wait for it to say so (one batch); a result that crossed the
+        cancel is dropped with its files."""
+        try:
+            connection.send(CANCEL)
+            while (message := self._receive(connection, patience=60.0))[0] == "progress":
+                pass
+            if message[0] == "done" and message[2]:
+                shutil.rmtree(os.path.dirname(message[2][0][0]), ignore_errors=True)
+        except (ValueError, OSError):
+            self.stop()
+
+    def stop(self, only_if_idle: bool = False) -> None:
+        """End the worker (its memory returns to the system); the next job starts a new one. With
+        ``only_if_idle``, only when no job is running."""
+        if only_if_idle and not self._lock.acquire(blocking=False):
+            return
+        try:
+            if self._connection is not None:
+                self._connection.close()
+            if self._process is not None:
+                try:
+                    self._process.wait(5.0)
+                except subprocess.TimeoutExpired:
+                    self._process.kill()
+                    self._process.wait()
+            self._process = self._connection = None
+        finally:
+            if only_if_idle:
+                self._lock.release()
+
+
+if __name__ == "__main__":  # the worker (see LOWEST_PRIORITY): ADDRESS FOLDER as arguments, its key on stdin
+    _serve(Client(sys.argv[1], authkey=bytes.fromhex(sys.stdin.readline().strip())), sys.argv[2])

@@ -1,0 +1,82 @@
+"""Why similar's Streamlit glue: the pair attribution and the MaxSim pairs, kept for every session. The page only
+lays them out."""
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+import cachetools
+import pandas as pd
+import streamlit as st
+
+from ui.picker import get_encoder
+from ui.results import model_of
+
+if TYPE_CHECKING:
+    from bertviz_core.measures.attribution import PairAttribution
+    from bertviz_core.model.models import ModelInfo
+
+# Attributions of every session, by (model identity, texts, settings), bounded by their arrays' bytes: two
+# 20-token texts hold ~130 KB (each token's vector), two cut to 128 tokens ~0.9 MB; each took seconds.
+KEPT_BYTES = 16 << 20
+_KEPT: cachetools.LRUCache = cachetools.LRUCache(maxsize=KEPT_BYTES, getsizeof=lambda r: (
+    r.matrix.nbytes + r.first_vectors.nbytes + r.second_vectors.nbytes))
+_KEPT_LOCK = threading.Lock()
+
+
+def attribution(key: tuple[str, str], first: str, second: str, strategy: str, layer: int, at_layer: int,
+                steps: int, reference: str, cut: bool, show_progress: bool = True) -> PairAttribution:
+    """``attribution.pair_attribution``, computed once per model, texts and settings, with a progress bar over its
+    forward-mode passes (``show_progress`` False: none, for the warm-up thread)."""
+    from bertviz_core.measures.attribution import pair_attribution
+
+    entry = (model_of(key), first, second, strategy, layer, at_layer, steps, reference, cut)
+    with _KEPT_LOCK:
+        found = _KEPT.get(entry)
+    if found is not None:
+        return found
+    bar = st.progress(0.0, text="Integrating along the path from the reference…") if show_progress else None
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None:
+            bar.progress(min(done / total, 1.0), text=f"Integrating: {done:,} of {total:,} forward-mode passes")
+
+    try:
+        found = pair_attribution(get_encoder(*key), first, second, strategy, layer, steps, reference, at_layer,
+                                 cut, progress)
+    finally:
+        if bar is not None:
+            bar.empty()
+    with _KEPT_LOCK:
+        _KEPT[entry] = found
+    return found
+
+
+@st.cache_data(max_entries=64, show_spinner="Running the model on both texts…")
+def maxsim(key: tuple[str, str], model: tuple, first: str, second: str, layer: int, cut: bool) -> pd.DataFrame:
+    """Cached ``token_pairs.maxsim_pairs`` (``model``: the identity the result is keyed by)."""
+    from bertviz_core.views.token_pairs import maxsim_pairs
+
+    return maxsim_pairs(get_encoder(*key), first, second, layer, cut)
+
+
+def cut_notice(key: tuple[str, str], first: str, second: str) -> None:
+    """What the model's own length cut from either text, in one warning (numbered: text 1 is the first)."""
+    from bertviz_core.model.lengths import cut_note
+
+    from ui.display import cut_warning
+
+    encoder = get_encoder(*key)
+    cut_warning(cut_note(encoder.info.max_length, [int(d) for d in encoder.lengths([first, second])[:, 1]],
+                         numbered=True))
+
+
+def attribution_code(info: ModelInfo, result: PairAttribution, first: str, second: str, cut: bool) -> str:
+    """The plain transformers code that reproduces the matrix shown (``cut``: the page's cut is on)."""
+    from bertviz_core import recipes
+    from bertviz_core.measures.attribution import MAX_TOKENS, REFERENCES
+    from bertviz_core.measures.pooling import POOLINGS
+
+    return recipes.pair_attribution(info, first, second, POOLINGS[result.strategy].code, result.layer,
+                                    result.at_layer, result.steps, REFERENCES[result.reference], result.layer_class,
+                                    MAX_TOKENS if cut else None)

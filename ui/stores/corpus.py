@@ -1,0 +1,235 @@
+"""A precomputed store as a page's corpus: the store picker, each store opened once per server, and its cached
+searches. Only the stores the server's operator lists (``BERTVIZ_CORPORA``) are offered, by name.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from bertviz_core.corpora.corpus_sources import Corpus
+from bertviz_core.model.models import BUNDLED_MODEL
+from bertviz_core.precompute.layout import MANIFEST
+from bertviz_core.precompute.offered import offered_stores, open_offered
+from ui.display import cut_warning, download_csv, literal, or_stop, table, teaching_panel
+from ui.picker import active_info, encoder, model_key, offer_model
+from ui.results import embed_corpus, encode_texts
+
+if TYPE_CHECKING:
+    from bertviz_core.precompute.reader import VectorStore
+
+STORE_CODE = ("import pandas as pd\n"
+              "store = {folder!r}   # made by: python -m bertviz_core precompute\n"
+              "texts = pd.read_parquet(store + '/rows.parquet')['text'].tolist()\n")
+
+
+@st.cache_resource(max_entries=8, show_spinner="Opening the store…")
+def opened_store(name: str, stamp: float) -> VectorStore:
+    """The offered store ``name``, opened once per server: its rows are read once, its vectors stay on disk. The
+    manifest's modification time ``stamp`` is in the key, so a store computed again is opened again."""
+    return open_offered(name)
+
+
+def _stamp(folder: Path) -> float:
+    path = folder / MANIFEST
+    return path.stat().st_mtime if path.is_file() else 0.0
+
+
+def refuse_store(reason: str) -> None:
+    """A store that cannot be used: the reason, and that nothing is shown until one can be."""
+    st.error(f"{literal(reason)} Nothing is shown from a store until one can be used: pick another, or choose the "
+             "built-in corpus above.", icon="🗄️")
+
+
+def store_source(key: str, url_path: str, built_in: str, with_labels: bool, min_texts: int,
+                 why: str) -> Corpus | None:
+    """The corpus of the store picked in a selectbox (keyed ``{key}_store``, bound to the link), or None, with a
+    message, while it cannot be used: the server lists none, it is unfinished or damaged, it was computed with
+    another model than the session's (a switch to that model is offered), or it holds too few texts. A store without
+    labels is a corpus without labels: each measure that needs them says so. ``with_labels`` is the uploader's."""
+    try:
+        offered = offered_stores()
+    except ValueError as err:
+        refuse_store(str(err))
+        return None
+    linked = st.query_params.get(f"{key}_store")
+    if linked is not None and linked not in offered:
+        st.warning(f"The link names the store {literal(linked)}, which this server does not offer; it offers "
+                   f"{literal(', '.join(offered))}. The first is shown.", icon="🗄️")
+    # the link carries the store's name, which stays when the store is computed again (its title may not)
+    name = st.selectbox("Store", list(offered), key=f"{key}_store", bind="query-params")
+    st.caption(literal(offered[name].title))
+    try:
+        store = opened_store(name, _stamp(offered[name].folder))
+    except ValueError as err:
+        refuse_store(str(err))
+        return None
+    stored, info = store.manifest["model"], encoder().info  # loaded: the query needs it, and only it has the identity
+    if stored["identity"] != info.identity:
+        st.warning(f"The store {literal(name)} was computed with **{literal(stored['name'])}**; this session uses "
+                   f"**{literal(info.name)}**. Their vectors cannot be compared: switch to the store's model to "
+                   "search it.", icon="🔀")
+        offer_model(stored["argument"] or BUNDLED_MODEL, f"Switch to {stored['name']}")
+        return None
+    if len(store.rows) < min_texts:
+        refuse_store(f"The store {name} holds {len(store.rows):,} text(s); this page needs at least {min_texts:,}{why}.")
+        return None
+    return Corpus((), None, STORE_CODE.format(folder=str(store.folder)), store=store, name=name)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def store_neighbours(name: str, stamp: float, sentence: str, strategy: str, layer: int | None, k: int, metric: str,
+                     _store: VectorStore, _query: np.ndarray) -> pd.DataFrame:
+    """Cached ``views.nearest_stored_sentences`` of ``sentence`` (``_query``, its vector (hidden,)) in the offered
+    store ``name`` (``_store``, opened at ``stamp``)."""
+    from bertviz_core.precompute.views import nearest_stored_sentences
+
+    return nearest_stored_sentences(_store, _query, strategy, layer, k, metric, sentence)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def store_token_neighbours(name: str, stamp: float, sentence: str, token: int, layer: int, k: int, metric: str,
+                           _store: VectorStore, _vector: np.ndarray) -> pd.DataFrame:
+    """Cached ``views.nearest_stored_tokens`` of token ``token`` of ``sentence`` (``_vector``, its hidden state at
+    ``layer``) in the offered store ``name`` (``_store``, opened at ``stamp``)."""
+    from bertviz_core.precompute.views import nearest_stored_tokens
+
+    return nearest_stored_tokens(_store, _vector, layer, k, metric, sentence)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def store_cut_note(name: str, stamp: float, max_length: int, _store: VectorStore) -> str | None:
+    """Cached ``lengths.cut_note`` of the offered store ``name``'s texts: a million counts are checked once."""
+    from bertviz_core.model.lengths import cut_note
+
+    return cut_note(max_length, _store.rows["dropped"].tolist(), "stored sentence")
+
+
+def stamp_of(corpus: Corpus) -> float:
+    """The modification time of a store corpus's manifest, which keys its cached results."""
+    return _stamp(corpus.store.folder)
+
+
+def store_view(corpus: Corpus, sentence: str, query_input: Any, token: int) -> str | None:
+    """Similar contexts on a store: token ``token`` of ``sentence`` (``query_input``, its ``model_input``) among the
+    store's tokens at its stored token layers, then the stored sentences nearest to the sentence. The sentence is
+    the only model run; k and the metric are shared by both. The token's word, or None (no token vectors, or a
+    marker the tokenizer adds)."""
+    from bertviz_core.measures.similarity import METRICS
+
+    store, info = corpus.store, active_info()
+    cut_warning(store_cut_note(corpus.name, stamp_of(corpus), info.max_length, store))
+    c1, c2 = st.columns(2)
+    k = c1.slider("Neighbours (k)", 1, 50, 10, key="sc_k", bind="query-params")
+    metric = c2.selectbox("Metric", list(METRICS), key="sc_metric", bind="query-params")
+    if not store.manifest["token_layers"]:
+        st.info("This store holds no token vectors, so the token views (nearest tokens, layer by layer) are not shown: "
+                "precompute it with --token-layers to keep them.", icon="🗄️")
+        sentences_view(corpus, sentence, k, metric, "sc")
+        return None
+    word = _tokens_view(corpus, sentence, query_input, token, k, metric)
+    sentences_view(corpus, sentence, k, metric, "sc")
+    return word
+
+
+def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k: int, metric: str) -> str | None:
+    """The chosen token's nearest stored tokens at two stored token layers side by side, each with the share of them
+    that are its own word; the token's word, or None for a marker the tokenizer adds."""
+    from bertviz_core import recipes
+    from bertviz_core.figures import layer_label, token_labels
+    from bertviz_core.measures.neighbours import share_of_word
+    from bertviz_core.precompute.views import token_search_note
+    from bertviz_core.measures.similarity import METRICS
+    from bertviz_core.model.token_index import index_rows
+
+    store, held = corpus.store, corpus.store.manifest["token_layers"]
+    labels = token_labels(query_input.tokens)
+    if query_input.special[token]:
+        st.error(f"{literal(labels[token])} is a marker the tokenizer adds, not a word of your sentence, and the store "
+                 "holds only its texts' words. Pick another token.", icon="✋")
+        return None
+    words = index_rows([query_input], [sentence])
+    word = words.loc[words["position"] == token, "word"].iloc[0]
+    states = encode_texts(model_key(), (sentence,))[0].hidden_states  # (layers+1, tokens, hidden), shared store
+    c1, c2 = st.columns(2)
+    chosen = [c1.selectbox("Token layer, left", held, index=0, key="sc_store_left", bind="query-params",
+                           format_func=layer_label),
+              c2.selectbox("Token layer, right", held, index=len(held) - 1, key="sc_store_right", bind="query-params",
+                           format_func=layer_label)]
+    st.subheader(f"Where else the model puts “{literal(query_input.tokens[token])}”, token {token}")
+    teaching_panel(
+        "The store's tokens whose hidden states lie nearest to your token's, at two of the layers the store keeps "
+        f"every token of, by {metric}.  \nLow layers group a token with the same word wherever it stands; higher "
+        "layers with tokens in similar contexts: the store was computed once, and only your sentence runs here.",
+        recipes.store_tokens(active_info(), str(store.folder), sentence, token, tuple(chosen), k, metric))
+    st.caption(f"By {metric} ({METRICS[metric].note}). " + literal(token_search_note(store, chosen[0], metric))
+               + " The token is between « »; tokens of your "
+               "sentence's own copies in the store are left out.")
+    for column, layer, side in zip(st.columns(2), chosen, ("left", "right")):
+        with column:
+            shown = or_stop(lambda: store_token_neighbours(corpus.name, stamp_of(corpus), sentence, token, layer, k,
+                                                           metric, store, states[layer, token]), icon="🗄️")
+            share = share_of_word(layer, shown["key"], word)["same word"]
+            st.markdown(f"**{layer_label(layer).capitalize()}**: {share:.0%} are “{literal(word)}”")
+            table(shown[["rank", "score", "context"]], key=f"sc_near_{side}", height=420)
+            download_csv(shown, "Download (CSV)", f"stored_neighbours_layer{layer}.csv", f"sc_near_{side}_csv")
+    return word
+
+
+def ranking_store_view(sentence: str, metric: str, url_path: str) -> None:
+    """Compare sentences on a store: ``sentence`` ranked against a store the server offers, by ``metric``; nothing
+    when the server lists no store."""
+    from bertviz_core.corpora.corpus_sources import stores_listed
+
+    if not stores_listed():
+        return
+    st.subheader("Rank it against a precomputed store")
+    corpus = store_source("cs", url_path, "news topics", False, 1, "")
+    if corpus is not None:
+        k = st.slider("Neighbours (k)", 1, 50, 10, key="cs_store_k", bind="query-params")
+        st.caption("The query is the one chosen above. The store's vectors are compared raw: the anisotropy "
+                   "correction above is fitted to the page's sentences, not applied to the store.")
+        sentences_view(corpus, sentence, k, metric, "cs")
+
+
+def sentences_view(corpus: Corpus, sentence: str, k: int, metric: str, key: str) -> None:
+    """The stored sentences nearest to ``sentence``, by a stored column, with how they were searched, its teaching
+    code and a download; its widgets are keyed ``{key}_store_strategy``, ``{key}_store_layer``, ``{key}_sentences``."""
+    from bertviz_core import recipes
+    from bertviz_core.figures import layer_label
+    from bertviz_core.measures.pooling import POOLINGS, vectors_at
+    from bertviz_core.precompute.layout import column_name
+    from bertviz_core.precompute.views import default_strategy, search_note, stored_columns
+    from bertviz_core.measures.similarity import METRICS
+
+    store, info = corpus.store, active_info()
+    stored = stored_columns(store)
+    s1, s2 = st.columns(2)
+    strategy = s1.selectbox("Sentence vector", list(stored), index=list(stored).index(default_strategy(store)),
+                            key=f"{key}_store_strategy",
+                            bind="query-params", help="The strategies the store holds (see Sentence pooling).")
+    layers = stored[strategy]
+    layer = s2.selectbox("Layer (sentences)", layers, index=len(layers) - 1, key=f"{key}_store_layer", bind="query-params",
+                         format_func=lambda shown: "no layer" if shown is None else layer_label(shown),
+                         disabled=not POOLINGS[strategy].per_layer)
+    query = vectors_at(embed_corpus(model_key(), (sentence,)), strategy, layer, "query")[0]  # (hidden,)
+    near = or_stop(lambda: store_neighbours(corpus.name, stamp_of(corpus), sentence, strategy, layer, k, metric, store,
+                                            query), icon="🗄️")  # a vector file damaged since the store was opened
+    st.subheader(f"Nearest sentences in the store “{literal(corpus.name)}”")  # its pickers sit just above
+    teaching_panel(
+        f"The stored sentences whose “{strategy}” vectors ({'one per text' if layer is None else layer_label(layer)})"
+        f" lie nearest to your sentence's, by {metric}; the store's vectors were computed once, in advance.  \n"
+        "Only your sentence runs through the model here: the store is read from disk, so a million sentences "
+        "answer as fast as a hundred.",
+        recipes.store_sentences(info, str(store.folder), column_name(strategy, layer), sentence,
+                                POOLINGS[strategy].code, layer, k, metric),
+    )
+    st.caption(f"By {metric} ({METRICS[metric].note}). " + literal(search_note(store, strategy, layer, metric))
+               + " Your sentence's own copies in the store are "
+               "left out.")
+    shown = ["rank", "score", "text"] + (["label"] if store.labels is not None else [])
+    table(near[shown], key=f"{key}_sentences", height=420)
+    download_csv(near, "Download (CSV)", "nearest_stored_sentences.csv", f"{key}_sentences_csv")
