@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from live_app import CHROMIUM, wait_idle
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, BrowserContext, Page
 
 
 def require_chromium() -> None:
@@ -21,12 +21,32 @@ def require_chromium() -> None:
                 allow_module_level=True)
 
 
-def open_view(browser: Browser, url: str) -> Page:
-    """A fresh context (no shared state), the page loaded and its script run finished."""
-    page = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+VIEWPORT = {"width": 1400, "height": 1600}
+_SHARED: dict[int, BrowserContext] = {}  # per browser: the context that views share unless they must be fresh
+
+
+def open_view(browser: Browser, url: str, fresh: bool = False) -> Page:
+    """``url`` in a new tab, loaded and its script run finished. Every tab is a new Streamlit session; tabs share
+    one context (the browser's cache of the app's scripts, compiled once) unless ``fresh``: a context of its own,
+    nothing shared with any other tab (a link that must reopen a view by itself). ``done`` closes it."""
+    if fresh:
+        context = browser.new_context(viewport=VIEWPORT)
+    else:
+        if id(browser) not in _SHARED:
+            _SHARED[id(browser)] = browser.new_context(viewport=VIEWPORT)
+        context = _SHARED[id(browser)]
+    page = context.new_page()
     page.goto(url)
     wait_idle(page)
     return page
+
+
+def done(page: Page) -> None:
+    """Close a view ``open_view`` opened: its tab, and its context when it had one of its own."""
+    if page.context in _SHARED.values():
+        page.close()
+    else:
+        page.context.close()
 
 
 def wait_for_chart(page: Page, text: str) -> None:

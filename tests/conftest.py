@@ -165,6 +165,18 @@ def browser():  # noqa: ANN201 - a playwright Browser
 
 
 @pytest.fixture(scope="session")
+def screen_150(browser):  # noqa: ANN001, ANN201 - a playwright Browser in, a Page out
+    """One tab at 1280 x 720 and 150 % zoom (853 x 480 CSS px) for every audit of the session: each view is a new
+    page load and so a new Streamlit session, and the tab keeps only the browser's cache of the app's scripts, which
+    a fresh context would fetch and compile again (about a second a view)."""
+    from test_presentation import HEIGHT, WIDTH
+
+    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1.5)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture(scope="session")
 def server() -> Iterator[str]:
     """The app served by ``streamlit run`` for the real-browser tests of a session (of a test worker)."""
     from live_app import running_app
@@ -262,3 +274,11 @@ def plotly_array(value: list | dict) -> np.ndarray:
         flat = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
         return flat.reshape([int(n) for n in str(value.get("shape", len(flat))).split(",")])
     return np.asarray(value)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that drive a real browser (through the ``browser`` fixture, directly or not) are marked ``browser``, so
+    ``make test-fast`` can leave them out."""
+    for item in items:
+        if "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)

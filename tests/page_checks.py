@@ -36,6 +36,8 @@ class PageChecks:
         the query is a local model with a masked-language-model head.
     long_text: the ways a user gives the page a text longer than the model takes (each must say what was cut).
     uploader: (source radio key, file uploader key) of a page that takes a CSV.
+    upload_settings: (session state key, value) set before a test's upload, so that it computes little.
+    upload_labelled: the page reads an upload's labels (its summary counts the rows used per label).
     shared_query: settings a teacher changed before sharing, each unlike its default ("{mlm}" as above).
     extra_views: views reached through a tab or a choice, as query strings, for the presentation-mode audit.
     visit: the query parameters of a visitor of bench-visitors, made from random words; it uploads a CSV when the
@@ -50,6 +52,8 @@ class PageChecks:
     timed_change: tuple[str, str, BrowserChange] | None = None
     long_text: tuple[Callable[[AppTest], None], ...] = ()
     uploader: tuple[str, str] | None = None
+    upload_settings: tuple[tuple[str, object], ...] = ()
+    upload_labelled: bool = False
     shared_query: str | None = None
     extra_views: tuple[str, ...] = ()
     visit: Callable[[Words], dict[str, str]] = lambda words: {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browser_views import open_view, plotly_summaries, require_chromium, scatter_grid_drawn, wait_for_chart
+from browser_views import done, open_view, plotly_summaries, require_chromium, scatter_grid_drawn, wait_for_chart
 from live_app import running_app, wait_idle
 
 require_chromium()
@@ -59,7 +59,7 @@ def test_sentence_pooling_grid_and_scores(server: str, browser: Browser) -> None
     assert scores["title"].startswith("silhouette") and scores["type"] == "heatmap"
     # mean and mean_sqrt_len always give the same silhouette: no clear best, with the count
     assert page.get_by_text("No clear best on 160 texts", exact=False).count() == 1
-    page.context.close()
+    done(page)
 
 
 def test_pooled_vectors_download_equals_embed(server: str, browser: Browser, bundled, tmp_path: Path) -> None:
@@ -72,7 +72,7 @@ def test_pooled_vectors_download_equals_embed(server: str, browser: Browser, bun
     expected = bundled.embed(list(news_topics()["text"]), ["mean"])["mean"][:, 3]
     assert download.value.suggested_filename == "mean_layer3.npy" and vectors.shape == (160, 384)
     np.testing.assert_allclose(vectors, expected, atol=1e-5)
-    page.context.close()
+    done(page)
 
 
 def test_sentence_pooling_upload_shows_progress_then_grid(server: str, browser: Browser, tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ def test_sentence_pooling_upload_shows_progress_then_grid(server: str, browser: 
     assert points == len(rows) == 640  # the chosen cell drawn large
     assert all(count > 100 for count in scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])["counts"])
     assert page.locator("[data-testid='stException']").count() == 0
-    page.context.close()
+    done(page)
 
 
 def test_a_warm_first_visit_to_sentence_pooling_runs_no_model(browser: Browser, tmp_path: Path) -> None:
@@ -104,12 +104,12 @@ def test_a_warm_first_visit_to_sentence_pooling_runs_no_model(browser: Browser, 
             time.sleep(0.5)  # a condition polled: the server's run log, another process's file, says when
         runs_before = log.read_text().count("model run")
         assert "warm-up done" in log.read_text() and runs_before >= 3  # news, reference corpus index and pooling
-        home.context.close()
+        done(home)
         page = open_view(browser, f"{app.url}/sentence_pooling")  # a new visitor
         wait_for_chart(page, "silhouette (cosine) per strategy × layer")
         assert all(count > 100 for count in scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])["counts"])
         assert log.read_text().count("model run") == runs_before  # the grid came from the warm-up: no encoding
-        page.context.close()
+        done(page)
 
 
 def test_similar_contexts_lists_different_neighbours_at_layer_1_and_the_last(server: str, browser: Browser) -> None:
@@ -120,7 +120,7 @@ def test_similar_contexts_lists_different_neighbours_at_layer_1_and_the_last(ser
     assert all("«bank»" in row for row in first + last)
     assert page.get_by_text("Layer 1:").count() == 1 and page.get_by_text("Layer 6:").count() == 1
     assert page.locator("[data-testid='stException']").count() == 0
-    page.context.close()
+    done(page)
 
 
 def test_task_measures_probe_beside_silhouette_correlations_and_a_tsne_grid(server: str, browser: Browser) -> None:
@@ -130,11 +130,11 @@ def test_task_measures_probe_beside_silhouette_correlations_and_a_tsne_grid(serv
     probe, silhouette = (page.locator(f".st-key-tm_{key} .js-plotly-plot").bounding_box() for key in ("probe", "silhouette"))
     assert abs(probe["y"] - silhouette["y"]) < 5 and silhouette["x"] > probe["x"] + probe["width"] - 5  # side by side
     assert page.get_by_text("They agree", exact=False).count() + page.get_by_text("They disagree", exact=False).count() == 1
-    page.context.close()
+    done(page)
     pairs = open_view(browser, f"{server}/task_measures?tm_tab=Similarity+correlation")
     wait_for_chart(pairs, "Spearman ρ, raw cosine per strategy × layer")
     wait_for_chart(pairs, "Spearman ρ after whitening per strategy × layer")
-    pairs.context.close()
+    done(pairs)
     maps = open_view(browser, f"{server}/task_measures?tm_tab=Maps&tm_projection=t-SNE&tm_strats=mean&tm_strats=max"
                               "&tm_layers=layer+1&tm_layers=layer+6")
     drawn = scatter_grid_drawn(maps, "tm_maps", qualitative.Plotly[:4])
@@ -142,4 +142,4 @@ def test_task_measures_probe_beside_silhouette_correlations_and_a_tsne_grid(serv
     assert 2 * GRID_ROW_PX <= drawn["height"] < 3 * GRID_ROW_PX  # two strategies, two layers
     for view in (maps,):
         assert view.locator("[data-testid='stException']").count() == 0
-    maps.context.close()
+    done(maps)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser_views import open_view, require_chromium, scatter_grid_drawn, wait_for_chart
+from browser_views import done, open_view, require_chromium, scatter_grid_drawn, wait_for_chart
 from live_app import DRAWN_JS, wait_idle
 from page_checks import checks
 
@@ -29,7 +29,7 @@ from bertviz_core.views.page_registry import PAGES  # noqa: E402
 ])
 def test_deep_link_opens_the_same_view_in_a_fresh_context(server: str, browser: Browser, url: str,
                                                            expect: str) -> None:
-    page = open_view(browser, server + url)
+    page = open_view(browser, server + url, fresh=True)
     wait_for_chart(page, expect)
     if "sp_strats=max" in url:  # one strategy: the grid is one row
         assert scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])["height"] < 2 * GRID_ROW_PX
@@ -39,7 +39,7 @@ def test_deep_link_opens_the_same_view_in_a_fresh_context(server: str, browser: 
     for part in url.split("?")[1].split("&"):  # every setting is in the shareable link too
         name = part.split("=")[0]
         assert f"{name}=" in link
-    page.context.close()
+    done(page)
 
 
 SESSIONS = [  # (page, text parameter, how to interact): eight visitors at once, each with its own words
@@ -89,7 +89,7 @@ def test_eight_sessions_at_once_see_only_their_own_text(server: str, browser: Br
             assert not [m for m in markers if m != marker and m in body], "another session's text leaked"
             assert page.locator("[data-testid='stException']").count() == 0
     for page in pages:
-        page.context.close()
+        done(page)
 
 
 def test_overview_links_to_the_pages(server: str, browser: Browser) -> None:
@@ -102,7 +102,7 @@ def test_overview_links_to_the_pages(server: str, browser: Browser) -> None:
     assert page.url.endswith("/tokenization")
     expect(page.locator("[data-testid='stMetricValue']").first).to_have_text("22")
     assert page.locator("[data-testid='stException']").count() == 0
-    page.context.close()
+    done(page)
 
 
 def test_bare_urls_and_addresses_in_user_text_stay_text(server: str, browser: Browser) -> None:
@@ -115,17 +115,17 @@ def test_bare_urls_and_addresses_in_user_text_stay_text(server: str, browser: Br
     shown = page.locator(".st-key-cs_ranking").inner_text().replace("\u2060", "")  # the invisible joiner
     assert "www.evil.example has prizes" in shown and "bob@evil.example" in shown
     assert page.locator("[data-testid='stApp'] a[href*='evil']").count() == 0
-    page.context.close()
+    done(page)
     page = open_view(browser, f"{server}/word_similarity?ws_word={quote('http://evil.example')}")
     page.locator("[data-testid='stAlert']").first.wait_for(timeout=60_000)
     assert page.locator("[data-testid='stApp'] a[href*='evil']").count() == 0
-    page.context.close()
+    done(page)
     page = open_view(browser, f"{server}/tokenization?model={quote('Custom id or path…')}"
                               f"&custom_model={quote('./x@evil.example/www.evil.example')}")
     page.locator("[data-testid='stSidebar'] [data-testid='stAlert']").first.wait_for(timeout=60_000)
     assert "evil.example" in page.locator("[data-testid='stSidebar']").inner_text()
     assert page.locator("[data-testid='stApp'] a[href*='evil']").count() == 0
-    page.context.close()
+    done(page)
 
 
 SETTINGS_JS = """() => {
@@ -178,9 +178,9 @@ def test_a_shared_link_reopens_the_same_view(server: str, browser: Browser, path
     page.wait_for_function(SETTLED_JS.replace("SETTINGS", SETTINGS_JS), timeout=60_000, polling=500)
     before = page.evaluate(SETTINGS_JS)
     link = shared_link(page)
-    page.context.close()
+    done(page)
     assert link.startswith(f"{server}/{path}?")
-    again = open_view(browser, link)  # a fresh context: nothing shared but the link
+    again = open_view(browser, link, fresh=True)  # nothing shared but the link
     again.wait_for_function(DRAWN_JS, timeout=60_000)
     wait_idle(again)
     # The charts can be drawn before the last widgets (below them, or in a tab) are: wait until the page shows
@@ -188,7 +188,7 @@ def test_a_shared_link_reopens_the_same_view(server: str, browser: Browser, path
     again.wait_for_function(f"() => Object.keys(({SETTINGS_JS})()).length >= {len(before)}", timeout=60_000)
     after = again.evaluate(SETTINGS_JS)
     assert len(before) >= 4 and after == before
-    again.context.close()
+    done(again)
 
 
 SENSE_SCORES_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).filter(
@@ -223,12 +223,12 @@ def test_edited_sense_labels_travel_in_the_link(server: str, browser: Browser) -
     edited = page.evaluate(SENSE_SCORES_JS)
     link = shared_link(page)
     assert "ws_senses=" in link and ("kitchen+crane" in link or "kitchen%20crane" in link)
-    page.context.close()
-    again = open_view(browser, link)  # a fresh context: the labels come from the link alone
+    done(page)
+    again = open_view(browser, link, fresh=True)  # the labels come from the link alone
     wait_for_chart(again, "per merge rule")
     assert again.evaluate(SENSE_SCORES_JS) == edited
-    again.context.close()
+    done(again)
     default = open_view(browser, f"{server}/word_similarity?ws_preset=crane")
     wait_for_chart(default, "per merge rule")
     assert default.evaluate(SENSE_SCORES_JS) != edited  # the labels changed the scores
-    default.context.close()
+    done(default)

@@ -6,7 +6,7 @@ import re
 import time
 from collections.abc import Callable
 
-from browser_views import choose, open_view, require_chromium, wait_for_chart
+from browser_views import choose, done, open_view, require_chromium, wait_for_chart
 from live_app import changes, wait_for_change, wait_idle
 
 require_chromium()
@@ -80,7 +80,7 @@ def test_every_text_picker_names_what_the_page_shows_after_the_text_changes(serv
         labels = token_labels_of(bundled, text)
         assert settles(page, lambda: (picked(page, "lv_token"), group("Token (.*) at layer", titled(page, "lv_hist")),
                                       picked(page, "lv_token") in labels), "Layer values") == "5 · spring"
-    page.context.close()
+    done(page)
 
     # Similar contexts: a new text starts on its second "bank", the documented default.
     page = open_view(browser, f"{server}/similar_contexts")
@@ -94,7 +94,7 @@ def test_every_text_picker_names_what_the_page_shows_after_the_text_changes(serv
         position, token = group(r"token (\d+)$", shown), group("puts “(.*)”", shown)
         return picked(page, "sc_token"), f"{position} · {token}", picked(page, "sc_token") in banks
     assert len(banks) == 2 and settles(page, similar, "Similar contexts") == banks[1]
-    page.context.close()
+    done(page)
 
     # Attention: the heads (the model's: a text change keeps them) in the head view, then the token.
     page = open_view(browser, f"{server}/attention?at_heads=head+3")
@@ -114,7 +114,7 @@ def test_every_text_picker_names_what_the_page_shows_after_the_text_changes(serv
     caption = page.locator("[data-testid=stCaptionContainer]").filter(has_text="layer by layer. Above")
     settles(page, lambda: (picked(page, "at_token"), group("Where (.*) looks", text_of(caption)),
                            picked(page, "at_token") in labels), "Attention token")
-    page.context.close()
+    done(page)
 
     # Masked words (a model with the head): the mask picker, then the word picker.
     page = open_view(browser, f"{server}/masked_words?model=Custom+id+or+path%E2%80%A6&custom_model={mlm_folder}"
@@ -132,7 +132,7 @@ def test_every_text_picker_names_what_the_page_shows_after_the_text_changes(serv
     reads = page.locator("[data-testid=stCaptionContainer]").filter(has_text="The model reads")
     settles(page, lambda: (picked(page, "mw_word"), group("with “(.*)” masked", text_of(reads)),
                            picked(page, "mw_word") in ("I", "want", "to", "go", "home")), "Masked words, word")
-    page.context.close()
+    done(page)
 
     # Compare sentences: the query sentence.
     page = open_view(browser, f"{server}/compare_sentences")
@@ -144,4 +144,4 @@ def test_every_text_picker_names_what_the_page_shows_after_the_text_changes(serv
                            group(r"to sentence (\d+)$", titled(page, "cs_rank")), picked(page, "cs_query") in names),
             "Compare sentences")
     assert page.locator("[data-testid='stException']").count() == 0
-    page.context.close()
+    done(page)

@@ -12,7 +12,7 @@ from live_app import running_app, wait_idle
 
 require_chromium()
 
-from playwright.sync_api import Browser  # noqa: E402
+from playwright.sync_api import Browser, Page  # noqa: E402
 from test_presentation import AUDIT_JS, MIN_FONT_PX, open_at_150_percent, report  # noqa: E402
 
 VIEW = "similar_contexts?sc_source=Precomputed+store&sc_store=topics&sc_text=The+bank+raised+interest+rates."
@@ -52,10 +52,9 @@ def test_sentence_pooling_draws_the_stores_map_in_a_browser(store_server: str, b
 
 @pytest.mark.parametrize("present", [True, False], ids=["presentation", "normal"])
 @pytest.mark.parametrize("view", VIEWS)
-def test_the_store_views_fit_one_screen_at_150_percent(store_server: str, browser: Browser, view: str,
+def test_the_store_views_fit_one_screen_at_150_percent(store_server: str, screen_150: Page, view: str,
                                                        present: bool) -> None:
-    page = open_at_150_percent(browser, f"{store_server}/{view}" + ("&present=true" if present else ""))
+    page = open_at_150_percent(screen_150, f"{store_server}/{view}" + ("&present=true" if present else ""))
     assert page.locator("[data-testid='stException']").count() == 0
     problems = page.evaluate(AUDIT_JS, [present, MIN_FONT_PX])
-    page.context.close()
     assert not problems, report(view, problems)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browser_views import choose, open_view, plotly_summaries, require_chromium, wait_for_chart
+from browser_views import choose, done, open_view, plotly_summaries, require_chromium, wait_for_chart
 from live_app import running_app, wait_idle
 
 require_chromium()
@@ -19,7 +19,7 @@ def test_tokenization_deep_link_shows_tutorial_tokens(server: str, browser: Brow
     assert page.get_by_text("Tokens", exact=True).first.is_visible()
     expect(page.locator("[data-testid='stMetricValue']").first).to_have_text("22")
     assert page.locator("[data-testid='stSidebar']").get_by_text("6 layers", exact=False).count() == 1
-    page.context.close()
+    done(page)
 
 
 def test_tokenization_settings_come_from_the_url(server: str, browser: Browser) -> None:
@@ -38,7 +38,7 @@ def test_tokenization_settings_come_from_the_url(server: str, browser: Browser) 
     assert cells(0)[5] == "None" and cells(1)[5:] == ["0", "word start", "embeddings", "0", "2"]  # ints stay ints
     assert rows.filter(has_text="## continuation").count() == 3
     assert page.locator("[data-testid='stTable'] :is(h1, h2, h3, ul, em)").count() == 0
-    page.context.close()
+    done(page)
 
 
 def test_token_table_download_is_written_on_click(server: str, browser: Browser) -> None:
@@ -48,7 +48,7 @@ def test_token_table_download_is_written_on_click(server: str, browser: Browser)
     lines = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("position,token,id,") and len(lines) == 1 + 22
     assert [line.split(",")[2] for line in lines[1:4]] == ["101", "2044", "11065"]
-    page.context.close()
+    done(page)
 
 
 def test_layer_values_page_renders_histogram_layers_and_outliers(server: str, browser: Browser) -> None:
@@ -68,7 +68,7 @@ def test_layer_values_page_renders_histogram_layers_and_outliers(server: str, br
     assert [s["title"].split(" (")[0] for s in heatmaps] == ["Value of every dimension at layer 5"]
     assert "lv_tab=" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
-    page.context.close()
+    done(page)
 
 
 def test_layer_values_layer_change_updates_the_histogram(server: str, browser: Browser) -> None:
@@ -80,7 +80,7 @@ def test_layer_values_layer_change_updates_the_histogram(server: str, browser: B
     assert hist["title"] == "Token 5 · the at layer 4: 200 bins" and hist["points"] == 200
     assert "lv_layer=4" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
-    page.context.close()
+    done(page)
 
 
 def test_word_page_matrix_curves_scores_and_strategy_switch(server: str, browser: Browser) -> None:
@@ -99,7 +99,7 @@ def test_word_page_matrix_curves_scores_and_strategy_switch(server: str, browser
     assert plotly_summaries(page, 3)[0]["title"] == "dot product, layer 2"
     assert "ws_strategy=layer+2" in page.url and "ws_metric=dot+product" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
-    page.context.close()
+    done(page)
 
 
 def test_the_word_layer_curves_have_a_short_legend(server: str, browser: Browser) -> None:
@@ -108,7 +108,7 @@ def test_the_word_layer_curves_have_a_short_legend(server: str, browser: Browser
     legend = page.evaluate("""() => Array.from(document.querySelectorAll('.js-plotly-plot')).find(
         el => (el.layout.title.text || '').replace(/<br>/g, ' ').includes('cosine per layer')).querySelectorAll('.legend .traces').length""")
     assert legend == 2  # same sense, different senses: one entry per kind, not one per pair (36)
-    page.context.close()
+    done(page)
 
 
 def test_compare_page_matrix_ranking_baseline_and_whitening(server: str, browser: Browser) -> None:
@@ -124,7 +124,7 @@ def test_compare_page_matrix_ranking_baseline_and_whitening(server: str, browser
     assert titles[:2] == ["raw", "after whitening"]
     whitened = page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')[1].calcdata[0][0].z[0])")
     assert max(abs(a - b) for a, b in zip(raw, whitened)) > 0.2
-    page.context.close()
+    done(page)
 
 
 def test_attention_page_views_render_and_a_statistics_click_opens_the_head(server: str, browser: Browser) -> None:
@@ -146,7 +146,7 @@ def test_attention_page_views_render_and_a_statistics_click_opens_the_head(serve
     page.mouse.click(point["x"], point["y"])
     wait_for_chart(page, "Layer 1, head 3")
     assert "at_heads=head+3" in page.url  # layer 1 and the head view are the defaults, so not in the link
-    page.context.close()
+    done(page)
 
 
 def click_head(page: Page, statistic: int, layer: int, head: int) -> None:
@@ -174,7 +174,7 @@ def test_clicking_head_statistics_logs_no_session_state_warning(browser: Browser
             wait_for_chart(page, f"Layer {layer}, head {head}")
             page.get_by_role("tab", name="Statistics").click()
             wait_idle(page)
-        page.context.close()
+        done(page)
     logged = log.read_text(encoding="utf-8")
     assert "Uvicorn server started" in logged or "You can now view" in logged  # the log was captured
     assert "Session State" not in logged and "Traceback" not in logged and "Stack (most recent" not in logged, logged
@@ -191,7 +191,7 @@ def test_attention_page_stays_usable_at_512_tokens(server: str, browser: Browser
     wait_for_chart(page, "Every head")
     assert page.get_by_text("groups them into 48 blocks").count() == 1
     assert page.locator("[data-testid='stException']").count() == 0
-    page.context.close()
+    done(page)
 
 
 def test_masked_words_page_with_the_head_and_without(server: str, browser: Browser, mlm_folder: str) -> None:
@@ -202,9 +202,9 @@ def test_masked_words_page_with_the_head_and_without(server: str, browser: Brows
     assert page.get_by_text("Top guess for each mask").count() == 1
     assert page.locator(".st-key-mw_grid .js-plotly-plot").evaluate("el => el._fullData[0].z.length") == 13
     assert page.locator("[data-testid='stException']").count() == 0
-    page.context.close()
+    done(page)
     bundled = open_view(browser, f"{server}/masked_words")
     expect(bundled.get_by_text("has no masked-language-model head")).to_have_count(1)
     expect(bundled.get_by_role("button", name="Switch to bert-base-uncased")).to_have_count(1)
     assert bundled.locator("[data-testid='stException']").count() == 0
-    bundled.context.close()
+    done(bundled)

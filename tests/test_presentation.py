@@ -23,7 +23,7 @@ from page_checks import checks
 
 require_chromium()
 
-from playwright.sync_api import Browser, Page  # noqa: E402
+from playwright.sync_api import Page  # noqa: E402
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 from bertviz_core.views.page_registry import PAGES  # noqa: E402
@@ -149,9 +149,9 @@ AUDIT_JS = """([present, minFont]) => {
 # Every chart on the page drawn: plotly's SVG, Vega's canvas.
 
 
-def open_at_150_percent(browser: Browser, url: str) -> Page:
-    """A fresh context at 853 x 480 CSS px (1280 x 720 device px), the page run and its charts drawn."""
-    page = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1.5).new_page()
+def open_at_150_percent(page: Page, url: str) -> Page:
+    """``url`` loaded in ``page`` (conftest's ``screen_150``, 853 x 480 CSS px), its run finished and its charts
+    drawn."""
     page.goto(url)
     wait_idle(page)
     page.wait_for_function(DRAWN_JS, timeout=60_000)
@@ -198,10 +198,10 @@ def screenshots(page: Page, stem: str) -> None:
 
 @pytest.mark.parametrize("present", [True, False], ids=["presentation", "normal"])
 @pytest.mark.parametrize(("path", "query"), VIEWS, ids=[f"{p or 'home'}{'?' + q if q else ''}" for p, q in VIEWS])
-def test_every_view_fits_one_screen_at_150_percent(server: str, browser: Browser, path: str, query: str,
+def test_every_view_fits_one_screen_at_150_percent(server: str, screen_150: Page, path: str, query: str,
                                                    present: bool) -> None:
     params = "&".join(p for p in (query, "present=true" if present else "") if p)
-    page = open_at_150_percent(browser, f"{server}/{path}" + (f"?{params}" if params else ""))
+    page = open_at_150_percent(screen_150, f"{server}/{path}" + (f"?{params}" if params else ""))
     where = f"/{path}?{params}"
     assert page.locator("[data-testid='stException']").count() == 0, where
     if present:
@@ -209,5 +209,4 @@ def test_every_view_fits_one_screen_at_150_percent(server: str, browser: Browser
         assert page.locator("[data-testid=stDownloadButton], [data-testid=stCode]").count() == 0, where
     problems = page.evaluate(AUDIT_JS, [present, MIN_FONT_PX])
     screenshots(page, re.sub(r"\W+", "_", f"{'present' if present else 'normal'}_{path or 'home'}_{query}").strip("_"))
-    page.context.close()
     assert not problems, report(where, problems)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import pytest
 from conftest import APP
+from page_checks import checks
 from streamlit.testing.v1 import AppTest
 
 from bertviz_core.corpora import read_table, table_texts, upload_rows
 from bertviz_core.corpora.uploads import UploadSummary
+from bertviz_core.views.page_registry import PAGES, PageEntry
 from ui.uploads import SHOWN_LABELS, summary_lines
 
 TOPICS = ("rivers", "money", "music")
@@ -76,25 +78,21 @@ def summary_of(at: AppTest) -> str:
     return " ".join(m.value for m in at.markdown if " read, " in m.value)
 
 
-PAGES = [  # (page, its source radio, its uploader, settings, whether it uses labels)
-    ("pages/sentence_pooling.py", "sp_source", "sp_upload", {"sp_strats": ["mean"], "sp_layers": [6]}, True),
-    ("pages/task_measures.py", "tm_source", "tm_upload", {"tm_strats": ["mean"], "tm_layers": [6]}, True),
-    ("pages/similar_contexts.py", "sc_source", "sc_upload", {}, False),
-]
+UPLOADING = [entry for entry in PAGES if checks(entry).uploader]  # from each page's CHECKS: a new page is looped
 
 
-@pytest.mark.parametrize(("page", "source", "uploader", "settings", "labelled"), PAGES,
-                         ids=[p[0].split("/")[1].removesuffix(".py") for p in PAGES])
-def test_every_page_that_takes_an_upload_shows_its_summary(page: str, source: str, uploader: str, settings: dict,
-                                                           labelled: bool) -> None:
-    at = open_upload(page, source, settings)
+@pytest.mark.parametrize("entry", UPLOADING, ids=[entry.url_path for entry in UPLOADING])
+def test_every_page_that_takes_an_upload_shows_its_summary(entry: PageEntry) -> None:
+    check = checks(entry)
+    source, uploader = check.uploader
+    at = open_upload(entry.file, source, dict(check.upload_settings))
     assert not at.get("plotly_chart") and not at.get("vega_lite_chart")  # no file yet: no results
     at.file_uploader(key=uploader).set_value(("rows.csv", every_kind(SENTENCES), "text/csv")).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     summary = summary_of(at)
     assert "**16 rows read, 13 used.**" in summary and "1 blank line" in summary
     assert "Kept twice: 1 row repeats the text of an earlier row" in summary
-    if labelled:
+    if check.upload_labelled:
         assert "Rows used per label (3 labels): rivers 5 · money 4 · music 4" in summary
         assert "1 row with an empty text · 1 row with a label but no text." in summary
     else:

@@ -20,6 +20,8 @@ CHECKS = PageChecks(
     timed_change=("layers", "", multiselect_last("Layers", layer_label(describe().num_layers))),
     long_text=(uploaded(UPLOADER, LABELLED_LONG),),
     uploader=UPLOADER,
+    upload_settings=(("sp_strats", ["mean"]), ("sp_layers", [6])),
+    upload_labelled=True,
     shared_query="sp_cell=max&sp_cell_layer=2&sp_strats=cls&sp_strats=max&sp_layers=1&sp_layers=4",
     extra_views=("sp_cell=mean_no_special&sp_strats=mean_sqrt_len&sp_strats=first_last_avg",),
     visit=lambda words: {UPLOADER[0]: UPLOAD},

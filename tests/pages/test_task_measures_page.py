@@ -20,6 +20,8 @@ CHECKS = PageChecks(
     timed_change=("probe score", "", choose("Probe score", ("macro-F1", "accuracy"))),
     long_text=(uploaded(UPLOADER, LABELLED_LONG),),
     uploader=UPLOADER,
+    upload_settings=(("tm_strats", ["mean"]), ("tm_layers", [6])),
+    upload_labelled=True,
     shared_query="tm_strats=mean&tm_strats=max&tm_layers=layer+2&tm_layers=layer+5&tm_probe_score=macro-F1"
                  "&tm_probe_cell=max+%C2%B7+layer+5",
     extra_views=("tm_tab=Similarity+correlation", "tm_tab=Maps"),
