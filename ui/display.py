@@ -92,19 +92,9 @@ def score_grid_view(scores: SeparationScores, measure: str, key: str, container:
         if top is None:
             st.info(f"No {measure} could be computed for these cells.")
             return
-        if top.sentence:  # judged on folds/bootstrap: the core's sentence, with count, interval and chance
-            (st.success if top.clear else st.info)(
-                top.sentence + ("" if top.clear else " " + (scores.tie_reason() or "")),
-                icon="🏆" if top.clear else "🤝")
-            return
-        named = [f"{row} (one vector)" if col == "one vector" else f"{row} at {col}" for row, col in top.cells]
-        if top.tie:
-            st.info(f"**A tie** on {measure}, no single best: {literal(', '.join(named))} score within {top.margin} "
-                    f"of each other ({top.value:.3f}); differences that small are not a reason to prefer one. "
-                    + (scores.tie_reason() or ""), icon="🤝")
-        else:
-            ahead = f", {top.lead:.3f} ahead of the next cell" if top.lead == top.lead else ""
-            st.success(f"Best {measure} on this corpus: **{literal(named[0])}** ({top.value:.3f}{ahead}).", icon="🏆")
+        # judged on folds or a bootstrap: the core's sentence, with the count, the interval and chance
+        (st.success if top.clear else st.info)(top.sentence + ("" if top.clear else " " + (scores.tie_reason() or "")),
+                                                icon="🏆" if top.clear else "🤝")
 
 
 STATIC_ROWS = 128  # tables up to this many rows are static; longer ones scroll in a data grid

@@ -17,10 +17,9 @@ from bertviz_core.figures import layer_label
 from bertviz_core.measures.pooling import POOLINGS, vectors_at
 from bertviz_core.measures.projection import pca_2d
 import bertviz_core.measures.uncertainty as uncertainty
-from bertviz_core.measures.similarity import SILHOUETTE_SAMPLE, Verdict, silhouette_per_text, top_positions, unscorable, verdict
+from bertviz_core.measures.similarity import SILHOUETTE_SAMPLE, Verdict, silhouette_per_text, top_positions, unscorable
 from bertviz_core.measures.uncertainty import Resampling, Scored
 
-SILHOUETTE_MARGIN = 0.005  # the fixed margin of a grid made without replicates (``scores_over`` with no resampling)
 SILHOUETTE_CHANCE = "a silhouette of about 0, classes no further apart than the texts within them"
 
 
@@ -146,21 +145,21 @@ class SeparationScores:
     """A score of every cell (a silhouette, unless made with another score): ``per_layer`` (per-layer
     strategies x layer columns) and ``single`` (layer-independent strategies). With a ``resampling`` and each
     cell's ``replicates`` (keyed by (strategy, column label)), the verdict is judged on them
-    (``uncertainty.judge``, its sentence naming ``measure``); without, a lead under ``margin`` is a tie."""
+    (``uncertainty.judge``, its sentence naming ``measure``); without, there is none: a best needs evidence beyond
+    the noise."""
 
     per_layer: pd.DataFrame
     single: pd.Series
-    margin: float = SILHOUETTE_MARGIN
     replicates: dict[tuple[str, str], np.ndarray] | None = None
     resampling: Resampling | None = None
     measure: str = "silhouette (cosine)"
 
     @cached_property
     def verdict(self) -> Verdict | None:
-        """Which cells are on top, over both parts; None without scores."""
-        if self.resampling is not None and self.replicates is not None:
-            return uncertainty.judge(self.table(), self.replicates, self.resampling, self.measure)
-        return verdict(self.table(), self.margin)
+        """Which cells are on top, over both parts; None without scores or without replicates to judge them on."""
+        if self.resampling is None or self.replicates is None:
+            return None
+        return uncertainty.judge(self.table(), self.replicates, self.resampling, self.measure)
 
     def table(self) -> pd.DataFrame:
         """Both parts in one frame: a row per strategy, a column per layer plus "one vector"."""
@@ -184,7 +183,7 @@ def separation_scores(silhouette_of: Callable[[Cell], float | CellResult], strat
                       num_layers: int) -> SeparationScores:
     """Every strategy at every layer, ``silhouette_of`` each cell, and which are on top, NaN ignored. When
     ``silhouette_of`` gives each cell's ``CellResult`` (``score_cell``), the verdict is judged on a bootstrap of
-    the texts (``silhouette_resampling``); when it gives a number, on ``SILHOUETTE_MARGIN``."""
+    the texts (``silhouette_resampling``); when it gives a number, there is no verdict."""
     silhouette_of = checks.callback(silhouette_of, "silhouette_of", optional=False)
     cells = [cell for row in grid_cells(strategies, range(num_layers + 1), num_layers) for cell in row]
     return silhouette_grid(cells, silhouette_of)
@@ -196,18 +195,17 @@ def silhouette_grid(cells: Sequence[Cell], result_of: Callable[[Cell], float | C
     texts = next((len(r.per_text) for r in results.values() if isinstance(r, CellResult) and r.per_text is not None),
                  None)
     if texts is None:  # numbers, or nothing scored: no replicates to judge on
-        return scores_over(cells, lambda cell: getattr(results[cell], "silhouette", results[cell]), SILHOUETTE_MARGIN)
+        return scores_over(cells, lambda cell: getattr(results[cell], "silhouette", results[cell]))
     resampling = silhouette_resampling(texts)
-    return scores_over(cells, lambda cell: results[cell].scored(resampling), SILHOUETTE_MARGIN, resampling,
+    return scores_over(cells, lambda cell: results[cell].scored(resampling), resampling,
                        "silhouette (cosine)")
 
 
-def scores_over(cells: Sequence[Cell], score_of: Callable[[Cell], float | Scored], margin: float,
+def scores_over(cells: Sequence[Cell], score_of: Callable[[Cell], float | Scored],
                 resampling: Resampling | None = None, measure: str = "score") -> SeparationScores:
     """``score_of`` each of ``cells``, laid out as a ``SeparationScores`` (rows in the cells' order, layers
     ascending). When ``score_of`` gives ``Scored`` cells and ``resampling`` says how their replicates were made,
-    the verdict is judged on the replicates (its sentence naming ``measure``); otherwise it needs a lead of
-    ``margin``."""
+    the verdict is judged on the replicates (its sentence naming ``measure``); otherwise there is none."""
     per_layer = [cell for cell in cells if cell.layer is not None]
     layers = sorted({cell.layer for cell in per_layer})
     grid = pd.DataFrame(index=list(dict.fromkeys(cell.strategy for cell in per_layer)),
@@ -225,5 +223,5 @@ def scores_over(cells: Sequence[Cell], score_of: Callable[[Cell], float | Scored
         else:
             grid.loc[cell.strategy, column] = value
     judged = resampling is not None and len(replicates) == len(cells)
-    return SeparationScores(grid, pd.Series(single, dtype=float), margin, replicates if judged else None,
+    return SeparationScores(grid, pd.Series(single, dtype=float), replicates if judged else None,
                             resampling if judged else None, measure)

@@ -185,7 +185,6 @@ def silhouette_per_text(vectors: np.ndarray, labels: Sequence[str]) -> np.ndarra
     return silhouette_samples(cosine_distances(vectors), labels, metric="precomputed")
 
 
-SENSE_MARGIN = 0.01  # the fixed margin of ``verdict``; pages judge sense scores by ``sense_verdict`` instead
 SENSE_CHANCE = {"auc": (0.5, "an AUC of 0.5, cosine no better than a coin at telling same-sense pairs"),
                 "gap": (0.0, "a gap of 0, same-sense pairs no closer than different-sense ones")}
 
@@ -194,22 +193,6 @@ def top_positions(top: Verdict | None, scores: pd.DataFrame) -> list[tuple[int, 
     """(row, column) positions in ``scores`` of the verdict's cells that it holds, to box in a heatmap."""
     return [(scores.index.get_loc(row), scores.columns.get_loc(col)) for row, col in (top.cells if top else [])
             if row in scores.index and col in scores.columns]
-
-
-def verdict(scores: pd.DataFrame, margin: float) -> Verdict | None:
-    """Which cells of ``scores`` (rows x columns, NaN ignored) are on top: all within ``margin`` of the
-    highest count as tied, since a smaller difference is within what another sample of texts would
-    change. None when there is no score; the verdict's lead is NaN when no cell lies outside the top. ``margin``
-    is a number of at least 0."""
-    margin = checks.real_number(margin, "margin", 0)
-    values = checks.frame(scores, "scores").to_numpy(dtype=float)
-    if values.size == 0 or np.isnan(values).all():
-        return None
-    top = float(np.nanmax(values))
-    tied = np.argwhere(values >= top - margin)
-    rest = values[~np.isnan(values) & (values < top - margin)]
-    return Verdict([(str(scores.index[r]), str(scores.columns[c])) for r, c in tied], top,
-                   float(top - rest.max()) if rest.size else float("nan"), margin)
 
 
 # ---- anisotropy: post-processing fitted on a reference corpus ---------------------------------

@@ -31,8 +31,6 @@ DEFAULT_STRATEGIES = ("mean", "cls", "max")  # the cells the Task measures page 
 PROBE_FOLDS = 5
 # Fixed margins of grids made without replicates; the pages judge on folds and bootstraps (``probe_grid``,
 # ``correlation_grid``), see ``uncertainty``.
-PROBE_MARGIN = 0.01
-CORRELATION_MARGIN = 0.01
 MIN_PAIRS = 5  # a rank correlation of fewer pairs says little
 # Whitening keeps this share of axes per distinct sentence it is fitted on. Whitening n sentences on all n - 1
 # axes turns them into a regular simplex, where every cosine is the same; on the built-in pairs that sends
@@ -135,7 +133,7 @@ def probe_grid(cells: Sequence[Cell], probed: Mapping[Cell, ProbeScore], labels:
     measure = checks.choice(measure, "measure", ("accuracy", "macro-F1"))
     chance, wording = probe_chance(labels, plan, measure)
     resampling = uncertainty.folds(int(plan.keep.sum()), plan.folds, "texts", chance, wording)
-    return scores_over(cells, lambda cell: probed[cell].scored(measure), PROBE_MARGIN, resampling,
+    return scores_over(cells, lambda cell: probed[cell].scored(measure), resampling,
                        f"probe {measure}")
 
 
@@ -260,7 +258,7 @@ def correlation_grid(cells: Sequence[Cell], first: dict[str, np.ndarray], second
                       uncertainty.spearman_replicates(cosines, gold, resampling.indices()))
 
     name = "Spearman ρ" + ("" if correction == "none" else f" after {correction}")
-    return scores_over(cells, scored, CORRELATION_MARGIN, resampling, name)
+    return scores_over(cells, scored, resampling, name)
 
 
 def _named(cells: Sequence[tuple[str, str]]) -> str:
@@ -268,21 +266,19 @@ def _named(cells: Sequence[tuple[str, str]]) -> str:
 
 
 def agreement(first: Verdict | None, second: Verdict | None, first_name: str, second_name: str) -> str:
-    """Whether two measures' verdicts share a top cell (ties count all their cells), in a sentence; for verdicts
-    judged on replicates, it says when neither names a clear best, or a top is not clearly above chance."""
+    """Whether two measures' verdicts share a top cell (ties count all their cells), in a sentence that says when
+    either names no clear best, or a top is not clearly above chance."""
     if first is None or second is None:
         return ""
     shared = [cell for cell in first.cells if cell in second.cells]
-    judged = first.clear is not None and second.clear is not None
     caveat = ""
-    if judged:
-        unclear = [f"{name} names no clear best on {verdict.n:,} {verdict.unit}"
-                   for verdict, name in ((first, first_name), (second, second_name)) if not verdict.clear]
-        if unclear:
-            caveat += f" But {' and '.join(unclear)}, so this says little."
-        weak = [name for verdict, name in ((first, first_name), (second, second_name)) if not verdict.above_chance]
-        if weak:
-            caveat += f" The top by {' and '.join(weak)} is not clearly above chance."
+    unclear = [f"{name} names no clear best on {verdict.n:,} {verdict.unit}"
+               for verdict, name in ((first, first_name), (second, second_name)) if not verdict.clear]
+    if unclear:
+        caveat += f" But {' and '.join(unclear)}, so this says little."
+    weak = [name for verdict, name in ((first, first_name), (second, second_name)) if not verdict.above_chance]
+    if weak:
+        caveat += f" The top by {' and '.join(weak)} is not clearly above chance."
     if shared:
         if not first.tie and not second.tie:
             return f"**They agree**: {_named(shared)} is on top by both {first_name} and {second_name}." + caveat

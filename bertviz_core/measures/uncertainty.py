@@ -27,26 +27,22 @@ ROUNDING = 1e-6  # a paired difference whose interval lies below this is float r
 
 @dataclass(frozen=True)
 class Verdict:
-    """The top of a score table: ``cells`` the best (one) or every cell not clearly below the top (a tie),
-    ``value`` the top score, ``lead`` how far it is ahead of the best cell outside ``cells`` (NaN when none is),
-    ``margin`` the fixed margin of a margin verdict (NaN for one judged on replicates).
-
-    A verdict judged on replicates also has ``clear`` (the best is ahead of every other cell beyond the noise),
-    ``n`` (texts, pairs or occurrences), ``unit``, ``method`` ("5 folds", "1,000 bootstrap resamples of the
-    pairs"), ``interval`` (the top cell's 95 % interval), ``chance`` and its wording, and ``sentence``: what a
-    page shows. A margin verdict leaves them empty (``clear`` None)."""
+    """The top of a score table, judged on paired replicates (``judge``): ``cells`` the best (one) or every cell
+    not clearly below the top (a tie), ``value`` the top score, ``lead`` how far it is ahead of the best cell
+    outside ``cells`` (NaN when none is), ``clear`` (the best is ahead of every other cell beyond the noise), ``n``
+    (texts, pairs or occurrences), ``unit``, ``method`` ("5 folds", "1,000 bootstrap resamples of the pairs"),
+    ``interval`` (the top cell's 95 % interval), ``chance`` and its wording, and ``sentence``: what a page shows."""
 
     cells: list[tuple[str, str]]
     value: float
     lead: float
-    margin: float
-    clear: bool | None = None
-    n: int = 0
-    unit: str = ""
-    method: str = ""
-    interval: tuple[float, float] = (float("nan"), float("nan"))
-    chance: float = float("nan")
-    chance_wording: str = ""
+    clear: bool
+    n: int
+    unit: str
+    method: str
+    interval: tuple[float, float]
+    chance: float
+    chance_wording: str
     sentence: str = ""
 
     @property
@@ -54,9 +50,9 @@ class Verdict:
         return len(self.cells) > 1
 
     @property
-    def above_chance(self) -> bool | None:
-        """Whether the top's interval lies above chance (None for a margin verdict)."""
-        return None if self.clear is None else bool(self.interval[0] > self.chance)
+    def above_chance(self) -> bool:
+        """Whether the top's interval lies above chance."""
+        return bool(self.interval[0] > self.chance)
 
 
 @dataclass(frozen=True)
@@ -160,7 +156,7 @@ def judge(scores: pd.DataFrame, replicates: Mapping[tuple[str, str], np.ndarray]
     lead = points[top] - max(rest) if rest else float("nan")
     low, high = np.clip(interval(reps[top], resampling.kind), *resampling.limits).tolist()
     chance = resampling.chance
-    verdict = Verdict(tied, points[top], float(lead), float("nan"), len(tied) == 1, resampling.n, resampling.unit,
+    verdict = Verdict(tied, points[top], float(lead), len(tied) == 1, resampling.n, resampling.unit,
                       resampling.method, (low, high), chance, resampling.chance_wording)
     count = f"{resampling.n:,} {resampling.unit}"
     where = f"{points[top]:.3f} (95% interval {low:.3f} to {high:.3f}, {resampling.method})"

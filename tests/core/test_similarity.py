@@ -1,5 +1,5 @@
-"""Centering, whitening and the random-pair baseline against direct numpy; the baseline band; verdicts need a
-margin and report ties."""
+"""Centering, whitening and the random-pair baseline against direct numpy; the baseline band; a judged verdict's
+tied cells are boxed where the table holds them."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +14,6 @@ from bertviz_core.measures.similarity import (
     random_pair_baseline,
     similarity_matrix,
     top_positions,
-    verdict,
 )
 
 
@@ -65,25 +64,22 @@ def test_random_pair_baseline_is_every_pair_of_a_sample(corpus: np.ndarray) -> N
     assert abs(np.median(centred)) < 0.1
 
 
-def test_baseline_band_share_below_and_verdict() -> None:
-    import pandas as pd
-
-    from bertviz_core.measures.similarity import baseline_band, share_below, verdict
+def test_baseline_band_and_share_below() -> None:
+    from bertviz_core.measures.similarity import baseline_band, share_below
 
     baseline = np.arange(100, dtype=float)
     assert baseline_band(baseline) == pytest.approx((4.95, 49.5, 94.05), **F32)
     np.testing.assert_allclose(share_below(baseline, np.array([-1.0, 49.5, 200.0])), [0.0, 0.5, 1.0])
-    grid = pd.DataFrame([[0.1, np.nan], [0.7, 0.3]])
-    assert verdict(grid, margin=0.01).cells == [("1", "0")]  # NaN ignored
-    assert verdict(pd.DataFrame([[np.nan]]), 0.01) is None and verdict(pd.DataFrame(), 0.01) is None
 
 
-def test_a_verdict_needs_a_margin_and_reports_ties() -> None:
+def test_top_positions_box_every_tied_cell_the_table_holds() -> None:
+    from bertviz_core.measures import uncertainty
+
     scores = pd.DataFrame({"a": [0.5, 0.7], "b": [0.7 - 1e-9, 0.2]}, index=["x", "y"])
-    tie = verdict(scores, margin=0.005)
-    assert tie.tie and set(tie.cells) == {("y", "a"), ("x", "b")} and tie.lead == pytest.approx(0.2, **F32)
-    assert top_positions(tie, scores) == [(0, 1), (1, 0)]
-    best = verdict(scores.assign(b=[0.6, 0.2]), margin=0.005)
-    assert not best.tie and best.cells == [("y", "a")] and best.lead == pytest.approx(0.1, **F32)
-    assert np.isnan(verdict(pd.DataFrame({"a": [1.0, 1.0]}), margin=0.01).lead)  # all tie: nothing behind
-    assert verdict(pd.DataFrame({"a": [np.nan]}), margin=0.01) is None
+    resampling = uncertainty.bootstrap(40, "texts", 0.0, "0")
+    noise = np.random.default_rng(0).normal(0, 0.05, size=len(resampling.indices()))
+    replicates = {("x", "a"): 0.5 + noise, ("y", "a"): 0.7 + noise, ("x", "b"): 0.7 + noise[::-1], ("y", "b"): 0.2 + noise}
+    tie = uncertainty.judge(scores, replicates, resampling, "score")
+    assert tie.tie and set(tie.cells) == {("y", "a"), ("x", "b")}
+    assert top_positions(tie, scores) == [(1, 0), (0, 1)] and top_positions(tie, scores[["a"]]) == [(1, 0)]
+    assert top_positions(None, scores) == []

@@ -17,17 +17,18 @@ from test_recipes import run
 from bertviz_core import Encoder, recipes
 from bertviz_core.corpora import news_topics, read_pairs, sentence_pairs
 from bertviz_core.measures.pooling import POOLINGS
-from bertviz_core.measures.pooling_grid import Cell, cell_vectors, scores_over
+from bertviz_core.measures.pooling_grid import Cell, cell_vectors
 from bertviz_core.measures.projection import PROJECTIONS, project
 from bertviz_core.measures.similarity import CORRECTIONS, Verdict, fit_correction
 from bertviz_core.measures.task_measures import (
-    PROBE_MARGIN,
     agreement,
     check_pairs,
     correlation,
+    correlation_grid,
     distinct_rows,
     pair_cosines,
     probe,
+    probe_grid,
     probe_plan,
 )
 
@@ -105,7 +106,8 @@ def test_the_correlation_equals_scipy_on_the_same_cosines(pooled_news: dict[str,
      "mean at layer 5 on top, silhouette max at layer 2."),
 ])
 def test_the_agreement_sentence_says_when_a_top_is_a_tie(probe_cells: list, silhouette_cells: list, said: str) -> None:
-    verdicts = [Verdict(cells, 0.9, 0.05, 0.01) for cells in (probe_cells, silhouette_cells)]
+    verdicts = [Verdict(cells, 0.9, 0.05, True, 90, "texts", "5 folds", (0.85, 0.95), 0.3, "0.3")
+                for cells in (probe_cells, silhouette_cells)]
     assert agreement(*verdicts, "probe", "silhouette").startswith(said)
 
 
@@ -129,17 +131,17 @@ def test_constructed_data_puts_the_best_cell_on_the_separable_layer() -> None:
     layers[:, 2, :3] += 6 * np.eye(3)[[int(label) for label in labels]]  # layer 2 separates the classes
     pooled = {"mean": layers}
     cells = [Cell("mean", layer) for layer in range(4)]
-    scores = scores_over(cells, lambda cell: probe(cell_vectors(pooled, cell), labels).accuracy, PROBE_MARGIN)
-    assert scores.verdict.cells == [("mean", "layer 2")] and not scores.verdict.tie
+    plan = probe_plan(labels)
+    scores = probe_grid(cells, {cell: probe(cell_vectors(pooled, cell), labels, plan) for cell in cells}, labels, plan)
+    assert scores.verdict.cells == [("mean", "layer 2")] and scores.verdict.clear
     assert scores.per_layer.loc["mean", "layer 2"] > 0.95 and scores.per_layer.loc["mean", "layer 1"] < 0.6
     gold = rng.uniform(0, 5, size=40)
     first, second = rng.normal(size=(40, 4, 8)), rng.normal(size=(40, 4, 8))
     angle = (1 - gold / 5) * np.pi / 2  # layer 3: pair i at an angle whose cosine is gold / 5
     first[:, 3] = np.eye(8)[0] + 0.01 * first[:, 3]
     second[:, 3] = np.outer(np.cos(angle), np.eye(8)[0]) + np.outer(np.sin(angle), np.eye(8)[1]) + 0.01 * second[:, 3]
-    pair_scores = scores_over(cells, lambda cell: correlation(cell_vectors({"mean": first}, cell),
-                                                              cell_vectors({"mean": second}, cell), gold), 0.01)
-    assert pair_scores.verdict.cells == [("mean", "layer 3")]
+    pair_scores = correlation_grid(cells, {"mean": first}, {"mean": second}, gold)
+    assert pair_scores.verdict.cells == [("mean", "layer 3")] and pair_scores.verdict.clear
 
 
 @pytest.mark.parametrize(("csv", "message"), [
