@@ -6,9 +6,10 @@ precompute still running, or stopped before its end) is never opened.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -25,6 +26,7 @@ SERVED_RECALL = 0.95  # an index answers cosine only when its measured recall@10
 # 78 % of an unseen sentence's true 10 nearest at 20,000 rows, 87 % at 1,000,000 (whatever the probes), though
 # stored rows as queries found 99.7 %; dot product 37 %. Every other metric is searched exactly.
 INDEXED_METRICS = ("cosine",)
+T = TypeVar("T")
 
 
 def identity_mismatch(store: str, stored: str, encoder: Any) -> ValueError:
@@ -32,6 +34,28 @@ def identity_mismatch(store: str, stored: str, encoder: Any) -> ValueError:
     return ValueError(f"The store {store} was computed with the model of identity {stored}, but this Encoder "
                       f"({encoder.info.name}) has identity {encoder.info.identity}: its vectors would not be "
                       "comparable. Load the store's model, or compute the store again with this one.")
+
+
+def _damaged(path: Path, why: str) -> ValueError:
+    return ValueError(f"{path} {why}; the store is damaged: compute it again.")
+
+
+def _read(path: Path, read: Callable[[Path], T]) -> T:
+    """``read(path)`` of one of the store's files; ``ValueError`` saying the store is damaged when it cannot be
+    read (cut short, overwritten: pyarrow's and numpy's reading errors derive from OSError or ValueError)."""
+    try:
+        return read(path)
+    except (OSError, ValueError, EOFError) as err:
+        raise _damaged(path, f"could not be read ({str(err).splitlines()[0] if str(err) else repr(err)})") from err
+
+
+def _mapped(path: Path, expected: tuple[int, int]) -> np.ndarray:
+    """The float32 array of shape ``expected`` in the .npy file at ``path``, memory-mapped read-only; ``ValueError``
+    saying the store is damaged when the file is cut short or holds another shape."""
+    array = _read(path, lambda found: np.load(found, mmap_mode="r"))
+    if array.shape != expected or array.dtype != np.float32:
+        raise _damaged(path, f"holds {array.dtype} {array.shape} where the manifest promises float32 {expected}")
+    return array
 
 
 class VectorStore:
@@ -54,7 +78,7 @@ class VectorStore:
         # one chunk per column: taking rows out of a file's several row groups costs ~30 ms at a million rows
         import pyarrow as pa
 
-        rows = pq.read_table(self.folder / ROWS).combine_chunks().to_pandas()
+        rows = _read(self.folder / ROWS, lambda path: pq.read_table(path).combine_chunks().to_pandas())
         pa.default_memory_pool().release_unused()  # the table's chunks, copied into one, are freed: give them back
         release_free_memory()
         return rows
@@ -73,16 +97,8 @@ class VectorStore:
         """float32 (rows, hidden), memory-mapped read-only: the ``strategy`` vectors at ``layer`` (the last layer
         when None; ignored by a strategy without layers). ``ValueError`` naming what the store holds otherwise, or
         saying the file is damaged (cut short, or of another shape than the manifest's)."""
-        path = self.folder / "vectors" / f"{self.column(strategy, layer)}.npy"
-        expected = (self.manifest["rows"], self.manifest["hidden"])
-        try:
-            vectors = np.load(path, mmap_mode="r")
-        except (OSError, ValueError, EOFError) as err:
-            raise ValueError(f"{path} could not be read ({err}); the store is damaged: compute it again.") from err
-        if vectors.shape != expected or vectors.dtype != np.float32:
-            raise ValueError(f"{path} holds {vectors.dtype} {vectors.shape} where the manifest promises float32 "
-                             f"{expected}; the store is damaged: compute it again.")
-        return vectors
+        return _mapped(self.folder / "vectors" / f"{self.column(strategy, layer)}.npy",
+                       (self.manifest["rows"], self.manifest["hidden"]))
 
     def column(self, strategy: str, layer: int | None) -> str:
         """The stored column of ``strategy`` at ``layer`` (the last when None), e.g. "mean@6"; ``ValueError`` naming
@@ -98,13 +114,14 @@ class VectorStore:
 
     def token_vectors(self, layer: int) -> np.ndarray:
         """float32 (tokens, hidden), memory-mapped read-only: every row's ordinary tokens ([CLS], [SEP] left out) at
-        ``layer``, one per row of ``token_rows``. ``ValueError`` naming the stored token layers otherwise."""
+        ``layer``, one per row of ``token_rows``. ``ValueError`` naming the stored token layers otherwise, or saying
+        the file is damaged, as ``vectors``."""
         stored = self.manifest["token_layers"]
         if layer not in stored:
             held = f"holds token vectors at layer(s) {', '.join(map(str, stored))}" if stored else "holds no token vectors"
             raise ValueError(f"The store holds no token vectors at layer {checks.shown(layer)}; it {held}. Precompute "
                              "with --token-layers to store them.")
-        return np.load(self.folder / "tokens" / f"{layer}.npy", mmap_mode="r")
+        return _mapped(self.folder / "tokens" / f"{layer}.npy", (self.manifest["tokens"], self.manifest["hidden"]))
 
     @cached_property
     def token_rows(self) -> pd.DataFrame:
@@ -118,7 +135,7 @@ class VectorStore:
         if not parts:
             return pd.DataFrame(columns=["sentence", "position", "token", "word", "key", "start", "end", "word_start",
                                          "word_end"])
-        rows = pa.concat_tables([pq.read_table(part) for part in parts]).combine_chunks().to_pandas()
+        rows = pa.concat_tables([_read(part, pq.read_table) for part in parts]).combine_chunks().to_pandas()
         pa.default_memory_pool().release_unused()  # one chunk per column, as for ``rows``
         return rows
 
@@ -131,7 +148,7 @@ class VectorStore:
             held = ", ".join(drawn) or "no maps"
             raise ValueError(f"The store holds no {checks.shown(projection)} map of {name}; it holds {held}. "
                              "Precompute with --maps to draw them.")
-        return pd.read_parquet(self.folder / "maps" / name / f"{projection}.parquet")
+        return _read(self.folder / "maps" / name / f"{projection}.parquet", pd.read_parquet)
 
     def encoder(self) -> Any:
         """The Encoder that embeds queries: the one given to ``open_store``, else the store's model, loaded on first

@@ -3,6 +3,8 @@ what exact search finds at its measured recall, scores its rows exactly, opens m
 said to be damaged."""
 from __future__ import annotations
 
+import os
+import re
 import shutil
 from pathlib import Path
 
@@ -126,6 +128,21 @@ def test_a_damaged_vector_file_is_said_to_be_damaged(news_store, tmp_path: Path)
     np.save(vectors, np.zeros((5, 384), dtype=np.float32))  # readable, but not what the manifest says
     with pytest.raises(ValueError, match=r"holds float32 \(5, 384\) where the manifest promises float32 \(160, 384\)"):
         store.vectors("mean", 6)
+
+
+@pytest.mark.parametrize("part, read", [
+    ("tokens/6.npy", lambda store: store.token_vectors(6)),
+    ("tokens/rows/000000.parquet", lambda store: store.token_rows),
+    ("maps/mean@6/PCA.parquet", lambda store: store.map("PCA", "mean", 6)),
+    ("rows.parquet", lambda store: store.rows),
+])
+def test_every_damaged_file_of_a_store_is_said_to_be_damaged(news_store, tmp_path: Path, part: str,  # noqa: ANN001
+                                                             read) -> None:  # noqa: ANN001
+    copy = tmp_path / "copy"
+    shutil.copytree(news_store.folder, copy)
+    os.truncate(copy / part, 1000)  # as the issue cut it (#52): numpy's and pyarrow's own errors said nothing of it
+    with pytest.raises(ValueError, match=f"{re.escape(part)} could not be read .*the store is damaged"):
+        read(open_store(str(copy)))
 
 
 def test_the_command_says_when_it_builds_an_index() -> None:

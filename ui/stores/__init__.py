@@ -1,3 +1,4 @@
-"""A precomputed store as a page's corpus: ``corpus`` (its picker, the store opened once per server, its cached
-searches), ``measures`` (probe, silhouette and maps of a labelled store), ``contexts`` (contextuality on a store's
-sample) and ``exports`` (the Embedding Projector and Embedding Atlas downloads)."""
+"""A precomputed store as a page's corpus: ``opened`` (each store opened once per server, and what a page says when
+one cannot be read), ``corpus`` (its picker, its cached searches), ``measures`` (probe, silhouette and maps of a
+labelled store), ``contexts`` (contextuality on a store's sample) and ``exports`` (the Embedding Projector and
+Embedding Atlas downloads)."""

@@ -9,7 +9,7 @@ import streamlit as st
 
 from bertviz_core.corpora.corpus_sources import Corpus
 from ui.display import chart, download_csv, literal, table
-from ui.stores.corpus import stamp_of
+from ui.stores.opened import stamp_of, stops_on_damage
 
 if TYPE_CHECKING:
     from bertviz_core.measures.neighbours import Contextuality
@@ -33,6 +33,7 @@ def store_word_contexts(name: str, stamp: float, word: str, _store: VectorStore,
     return store_word_contextuality(_store, word, _corpus)
 
 
+@stops_on_damage
 def contextuality_view(corpus: Corpus, word: str | None) -> None:
     """The store's contextuality by stored token layer, with ``word``'s self-similarity beside it when given,
     raw or adjusted, as a chart, a table and a CSV; nothing for a store without token vectors."""

@@ -1,9 +1,8 @@
-"""A precomputed store as a page's corpus: the store picker, each store opened once per server, and its cached
-searches. Only the stores the server's operator lists (``BERTVIZ_CORPORA``) are offered, by name.
+"""A precomputed store as a page's corpus: the store picker, its cached searches, and the views of Similar contexts
+and Compare sentences on it. Only the stores the server's operator lists (``BERTVIZ_CORPORA``) are offered, by name.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -12,11 +11,11 @@ import streamlit as st
 
 from bertviz_core.corpora.corpus_sources import Corpus
 from bertviz_core.model.models import BUNDLED_MODEL
-from bertviz_core.precompute.layout import MANIFEST
-from bertviz_core.precompute.offered import offered_stores, open_offered
-from ui.display import cut_warning, download_csv, literal, or_stop, table, teaching_panel
+from bertviz_core.precompute.offered import offered_stores
+from ui.display import cut_warning, download_csv, literal, table, teaching_panel
 from ui.picker import active_info, encoder, model_key, offer_model
 from ui.results import embed_corpus, encode_texts
+from ui.stores.opened import opened_store, refuse_store, stamp, stamp_of, stops_on_damage
 
 if TYPE_CHECKING:
     from bertviz_core.precompute.reader import VectorStore
@@ -24,24 +23,6 @@ if TYPE_CHECKING:
 STORE_CODE = ("import pandas as pd\n"
               "store = {folder!r}   # made by: python -m bertviz_core precompute\n"
               "texts = pd.read_parquet(store + '/rows.parquet')['text'].tolist()\n")
-
-
-@st.cache_resource(max_entries=8, show_spinner="Opening the store…")
-def opened_store(name: str, stamp: float) -> VectorStore:
-    """The offered store ``name``, opened once per server: its rows are read once, its vectors stay on disk. The
-    manifest's modification time ``stamp`` is in the key, so a store computed again is opened again."""
-    return open_offered(name)
-
-
-def _stamp(folder: Path) -> float:
-    path = folder / MANIFEST
-    return path.stat().st_mtime if path.is_file() else 0.0
-
-
-def refuse_store(reason: str) -> None:
-    """A store that cannot be used: the reason, and that nothing is shown until one can be."""
-    st.error(f"{literal(reason)} Nothing is shown from a store until one can be used: pick another, or choose the "
-             "built-in corpus above.", icon="🗄️")
 
 
 def store_source(key: str, url_path: str, built_in: str, with_labels: bool, min_texts: int,
@@ -63,7 +44,8 @@ def store_source(key: str, url_path: str, built_in: str, with_labels: bool, min_
     name = st.selectbox("Store", list(offered), key=f"{key}_store", bind="query-params")
     st.caption(literal(offered[name].title))
     try:
-        store = opened_store(name, _stamp(offered[name].folder))
+        store = opened_store(name, stamp(offered[name].folder))
+        texts = len(store.rows)  # read once per server: a damaged rows file is said here
     except ValueError as err:
         refuse_store(str(err))
         return None
@@ -74,8 +56,8 @@ def store_source(key: str, url_path: str, built_in: str, with_labels: bool, min_
                    "search it.", icon="🔀")
         offer_model(stored["argument"] or BUNDLED_MODEL, f"Switch to {stored['name']}")
         return None
-    if len(store.rows) < min_texts:
-        refuse_store(f"The store {name} holds {len(store.rows):,} text(s); this page needs at least {min_texts:,}{why}.")
+    if texts < min_texts:
+        refuse_store(f"The store {name} holds {texts:,} text(s); this page needs at least {min_texts:,}{why}.")
         return None
     return Corpus((), None, STORE_CODE.format(folder=str(store.folder)), store=store, name=name)
 
@@ -108,11 +90,7 @@ def store_cut_note(name: str, stamp: float, max_length: int, _store: VectorStore
     return cut_note(max_length, _store.rows["dropped"].tolist(), "stored sentence")
 
 
-def stamp_of(corpus: Corpus) -> float:
-    """The modification time of a store corpus's manifest, which keys its cached results."""
-    return _stamp(corpus.store.folder)
-
-
+@stops_on_damage
 def store_view(corpus: Corpus, sentence: str, query_input: Any, token: int) -> str | None:
     """Similar contexts on a store: token ``token`` of ``sentence`` (``query_input``, its ``model_input``) among the
     store's tokens at its stored token layers, then the stored sentences nearest to the sentence. The sentence is
@@ -170,8 +148,8 @@ def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k:
                "sentence's own copies in the store are left out.")
     for column, layer, side in zip(st.columns(2), chosen, ("left", "right")):
         with column:
-            shown = or_stop(lambda: store_token_neighbours(corpus.name, stamp_of(corpus), sentence, token, layer, k,
-                                                           metric, store, states[layer, token]), icon="🗄️")
+            shown = store_token_neighbours(corpus.name, stamp_of(corpus), sentence, token, layer, k, metric, store,
+                                           states[layer, token])
             share = share_of_word(layer, shown["key"], word)["same word"]
             st.markdown(f"**{layer_label(layer).capitalize()}**: {share:.0%} are “{literal(word)}”")
             table(shown[["rank", "score", "context"]], key=f"sc_near_{side}", height=420)
@@ -179,6 +157,7 @@ def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k:
     return word
 
 
+@stops_on_damage
 def ranking_store_view(sentence: str, metric: str, url_path: str) -> None:
     """Compare sentences on a store: ``sentence`` ranked against a store the server offers, by ``metric``; nothing
     when the server lists no store."""
@@ -216,8 +195,7 @@ def sentences_view(corpus: Corpus, sentence: str, k: int, metric: str, key: str)
                          format_func=lambda shown: "no layer" if shown is None else layer_label(shown),
                          disabled=not POOLINGS[strategy].per_layer)
     query = vectors_at(embed_corpus(model_key(), (sentence,)), strategy, layer, "query")[0]  # (hidden,)
-    near = or_stop(lambda: store_neighbours(corpus.name, stamp_of(corpus), sentence, strategy, layer, k, metric, store,
-                                            query), icon="🗄️")  # a vector file damaged since the store was opened
+    near = store_neighbours(corpus.name, stamp_of(corpus), sentence, strategy, layer, k, metric, store, query)
     st.subheader(f"Nearest sentences in the store “{literal(corpus.name)}”")  # its pickers sit just above
     teaching_panel(
         f"The stored sentences whose “{strategy}” vectors ({'one per text' if layer is None else layer_label(layer)})"

@@ -11,16 +11,16 @@ import streamlit as st
 
 from bertviz_core.corpora.corpus_sources import Corpus
 from bertviz_core.precompute.measures import GRID_MAP_POINTS, TRUST_ROWS
-from ui.display import chart, download_csv, literal, or_stop, probe_grids_view, progress_over, scatter_grid, score_grid_view, teaching_panel
+from ui.display import chart, download_csv, literal, or_stop, probe_grids_view, progress_over, scatter_grid
+from ui.display import score_grid_view, teaching_panel
 from ui.stores.exports import APP_PROJECTOR_ROWS, export_downloads
-from ui.stores.corpus import stamp_of
+from ui.stores.opened import stamp_of, stops_on_damage
 
 if TYPE_CHECKING:
     from bertviz_core.measures.pooling_grid import Cell, CellResult
     from bertviz_core.precompute.measures import LabelledSample
     from bertviz_core.precompute.reader import VectorStore
     from bertviz_core.measures.task_measures import ProbePlan, ProbeScore
-
 
 
 @st.cache_data(max_entries=16, show_spinner="Drawing the store's sample…")
@@ -100,6 +100,7 @@ def _silhouettes(corpus: Corpus, cells: list[Cell], sample: LabelledSample) -> d
                                       lambda done, total: f"Scoring: {done} of {total} stored columns")}
 
 
+@stops_on_damage
 def pooling_store_view(corpus: Corpus) -> None:
     """Sentence pooling on a store: the silhouette of every stored column on the store's sample, and the chosen
     column's stored map of every row."""
@@ -117,7 +118,7 @@ def pooling_store_view(corpus: Corpus) -> None:
         st.info(f"The store {literal(corpus.name)} has no labels, so no stored vector can be scored on how well it "
                 "separates them: its map is drawn below. Precompute it with --label-column to keep them.", icon="🏷️")
     else:
-        sample = or_stop(lambda: store_sample(corpus.name, stamp_of(corpus), store), icon="🗄️")
+        sample = store_sample(corpus.name, stamp_of(corpus), store)
         teaching_panel(
             "Each cell scores one stored way of turning a sentence into a vector (a pooling strategy at a layer): the "
             "silhouette (cosine) of the labels, higher = labels apart. Below, the store's own 2-D map of that column, "
@@ -145,7 +146,7 @@ def _map_view(corpus: Corpus, cell: Cell, projection: str, key: str) -> None:
     from bertviz_core.precompute.measures import trust_note
 
     store, name, stamp = corpus.store, corpus.name, stamp_of(corpus)
-    points = or_stop(lambda: store_map(name, stamp, cell, projection, store), icon="🗺️")
+    points = store_map(name, stamp, cell, projection, store)
     trust = store_trust(name, stamp, cell, projection, store)
     title = f"{projection} of {_cell_name(cell)}: {len(points):,} points · trustworthiness {trust:.2f}"
     chart(store_map_figure(name, stamp, cell, projection, title, store), key=f"{key}_map")
@@ -158,6 +159,7 @@ def _map_view(corpus: Corpus, cell: Cell, projection: str, key: str) -> None:
                      f"{name}_{column}", key, "" if shown == len(store.rows) else f": a random {shown:,} rows")
 
 
+@stops_on_damage
 def probe_store_view(corpus: Corpus, strategies: list[str], layers: list[int]) -> None:
     """Task measures' probe on a store: the probe and the silhouette of each chosen stored column, on the store's
     sample, side by side, with whether they agree."""
@@ -175,7 +177,7 @@ def probe_store_view(corpus: Corpus, strategies: list[str], layers: list[int]) -
     cells = _chosen(store, strategies, layers)
     if cells is None:
         return
-    sample = or_stop(lambda: store_sample(name, stamp, store), icon="🗄️")
+    sample = store_sample(name, stamp, store)
     labels = list(sample.labels)
     plan = or_stop(lambda: probe_plan(labels))
     for note in plan.notes:
@@ -214,6 +216,7 @@ def _chosen(store: VectorStore, strategies: list[str], layers: list[int]) -> lis
     return cells
 
 
+@stops_on_damage
 def maps_store_view(corpus: Corpus, strategies: list[str], layers: list[int], projection: str) -> None:
     """Task measures' maps on a store: the store's ``projection`` map of each chosen stored column, a sample of
     each's points, in a grid, each titled with its trustworthiness."""
