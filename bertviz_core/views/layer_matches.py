@@ -8,7 +8,9 @@ drawn, as a text's words are not independent). A bootstrap's repeated texts woul
 text is a perfect match to itself); half of n without replacement spreads as the whole sample's estimate does (the
 delete-d jackknife with d = n/2, Shao & Wu 1989), and the replicates are shifted to centre on the value over all
 rows, as linear CKA runs higher on fewer texts. Past ``ROWS`` rows only the first texts are resampled, whose spread
-is wider than all rows' would be: the verdict then errs towards "no clear best". Chance is the same cell's mean
+is wider than all rows' would be: the verdict then errs towards "no clear best". Long texts at the word level (a few
+texts holding every word compared) keep at least ``MIN_TEXTS`` texts, each with its first words, within ``ROWS``
+rows; the words of one text alone cannot be resampled, and no layer is then named. Chance is the same cell's mean
 over every random pairing of B's rows with A's (``cka.cka_tables``), what layers unrelated text by text score.
 """
 from __future__ import annotations
@@ -25,15 +27,17 @@ from bertviz_core.measures.uncertainty import Resampling, Verdict, judge
 
 RESAMPLES = 400  # fewer than uncertainty's 1,000: each half-sample recomputes every layer pair's CKA
 ROWS = 500  # rows resampled: the first texts up to this many rows (whole texts), as the cost grows with rows²
+MIN_TEXTS = 8  # texts resampled at least, where there are as many (70 distinct half-samples), each cut to fit ROWS
 SEED = 0
 
 
 @dataclass(frozen=True)
 class MatchEvidence:
-    """CKA of the first ``rows`` rows (the first ``texts`` texts, whole) recomputed on ``RESAMPLES`` half-samples
-    of those texts, centred on CKA over all ``of_rows`` rows (``of_texts`` texts): ``replicates`` {estimator:
-    (R, layers_a+1, layers_b+1)}; ``chance`` {estimator: (layers_a+1, layers_b+1)}, the mean CKA over every random
-    pairing of B's rows with A's."""
+    """CKA of ``rows`` rows of the first ``texts`` texts (whole, or each text's first ``per_text`` rows when whole
+    texts would hold fewer than ``MIN_TEXTS`` within ``ROWS``) recomputed on ``RESAMPLES`` half-samples of those
+    texts, centred on CKA over all ``of_rows`` rows (``of_texts`` texts): ``replicates`` {estimator: (R,
+    layers_a+1, layers_b+1)}, NaN (R = 1) when one text holds every row; ``chance`` {estimator: (layers_a+1,
+    layers_b+1)}, the mean CKA over every random pairing of B's rows with A's."""
 
     replicates: dict[str, np.ndarray]
     chance: dict[str, np.ndarray]
@@ -42,6 +46,7 @@ class MatchEvidence:
     of_rows: int
     of_texts: int
     level: str
+    per_text: int | None = None
 
 
 def match_evidence(a: np.ndarray, b: np.ndarray, level: str = "sentences",
@@ -58,19 +63,25 @@ def match_evidence(a: np.ndarray, b: np.ndarray, level: str = "sentences",
     checks.same_rows(a, groups, "rows of a", "text_of")
     if len(groups) and (np.diff(groups) < 0).any():
         raise ValueError("text_of must give each row's text in order (0, 0, 1, 1, 1, 2, …).")
-    texts = np.unique(groups)
+    texts, starts = np.unique(groups, return_index=True)  # each text's first row
     ends = np.searchsorted(groups, texts, side="right")  # the row after each text's last
-    kept = max(1, int(np.searchsorted(ends, ROWS, side="right")))  # whole texts, up to ROWS rows
-    rows = int(ends[kept - 1])
-    rng = np.random.default_rng(SEED)
-    halves = np.argsort(rng.random((RESAMPLES, kept)), axis=1) < kept // 2  # (R, texts): in the half or not
-    weights = halves[:, np.searchsorted(texts[:kept], groups[:rows])].astype(np.float64)  # rows with their text
+    # whole texts up to ROWS rows; at least MIN_TEXTS texts (or all there are), each then cut to its first rows
+    kept = max(min(len(texts), MIN_TEXTS), int(np.searchsorted(ends, ROWS, side="right")))
+    per_text = None if ends[kept - 1] <= ROWS else -(-ROWS // kept)
+    place = np.arange(len(groups)) - starts[np.searchsorted(texts, groups)]  # (n,) each row's place in its text
+    chosen = np.flatnonzero((groups <= texts[kept - 1]) & (place < (per_text or len(groups))))  # (rows,)
     tables = cka_tables(a, b)  # {debiased: (CKA over all rows, chance)}
-    replicates = {debiased: found - _mean(found) + tables[debiased][0]
-                  for debiased, found in cka_replicates(a[:rows], b[:rows], weights).items()}
+    if kept < 2:  # one text holds every row: no half of it can be drawn
+        replicates = {debiased: np.full((1, *tables[debiased][0].shape), np.nan) for debiased in tables}
+    else:
+        rng = np.random.default_rng(SEED)
+        halves = np.argsort(rng.random((RESAMPLES, kept)), axis=1) < kept // 2  # (R, texts): in the half or not
+        weights = halves[:, np.searchsorted(texts[:kept], groups[chosen])].astype(np.float64)  # rows with their text
+        replicates = {debiased: found - _mean(found) + tables[debiased][0]
+                      for debiased, found in cka_replicates(a[chosen], b[chosen], weights).items()}
     return MatchEvidence({name: replicates[debiased] for name, debiased in ESTIMATORS.items()},
-                         {name: tables[debiased][1] for name, debiased in ESTIMATORS.items()}, rows, kept, len(a),
-                         len(texts), level)
+                         {name: tables[debiased][1] for name, debiased in ESTIMATORS.items()}, len(chosen), kept,
+                         len(a), len(texts), level, per_text)
 
 
 def _mean(replicates: np.ndarray) -> np.ndarray:
@@ -81,10 +92,15 @@ def _mean(replicates: np.ndarray) -> np.ndarray:
 
 
 def _method(evidence: MatchEvidence) -> str:
+    if evidence.texts < 2:
+        return "no half-samples: every word compared is in one text"
     if evidence.level == "sentences":
         some = f"the first {evidence.texts:,} of {evidence.of_texts:,}" if evidence.texts < evidence.of_texts else \
             f"the {evidence.texts:,}"
         return f"{RESAMPLES} half-samples of {some} texts"
+    if evidence.per_text is not None:
+        return (f"{RESAMPLES} half-samples of the first {evidence.texts:,} texts, each with its first "
+                f"{evidence.per_text:,} words ({evidence.rows:,} of {evidence.of_rows:,} words)")
     some = f"the first {evidence.texts:,} texts ({evidence.rows:,} of {evidence.of_rows:,} words)" \
         if evidence.texts < evidence.of_texts else f"the {evidence.texts:,} texts"
     return f"{RESAMPLES} half-samples of {some}, each text drawn with all its words"
@@ -154,7 +170,10 @@ def layer_story(comparison: LayerComparison, evidence: MatchEvidence) -> list[st
     its interval, count and chance; on few rows, how far to trust the values."""
     _checked_pair(comparison, evidence)
     m, name = comparison.cka, comparison.estimator
-    story = []
+    story = [] if evidence.texts > 1 else [
+        "Every word compared is in one text, and the noise is measured by drawing whole texts (a text's words are not "
+        "independent of one another): with one there is nothing to draw, so no layer is named as most alike. Give "
+        "two texts or more."]
     if same_model(comparison):
         story.append(f"The same model on both sides: every layer has {name} 1 with itself (the diagonal), as it "
                      "must. Off the diagonal, the table shows how alike the model's own layers are.")

@@ -92,3 +92,30 @@ def test_words_are_resampled_with_their_whole_text_and_capped_at_whole_texts(mon
     assert (weights.sum(axis=1) == 8 * 3).all()  # half of the 16 texts, each with its 3 words
     assert "half-samples of the first 16 texts (48 of 120 words)" in lm.layer_story(
         compare_layers(a, b, level="words"), evidence)[0]
+
+
+WORDS_READ = 510  # words a 512-token model reads of a text of 600 one-piece words
+WORD_UNITS = 2_000  # the words Compare models compares at most, the first texts' (ui.page_parts.compare_models)
+
+
+@pytest.mark.parametrize("texts", [1, 4, 40])
+def test_long_texts_at_the_word_level_are_resampled_or_said_too_few(texts: int) -> None:
+    # Issue #52: texts of 600 words put every word compared into the first text or four, and whole texts up to ROWS
+    # rows were one text, whose half is none: "Every resample must draw at least one row".
+    text_of = np.repeat(np.arange(texts), WORDS_READ)[:WORD_UNITS]
+    a, b = RNG.normal(size=(len(text_of), 3, 16)), RNG.normal(size=(len(text_of), 4, 16))
+    b[:, 2] = a[:, 2] + 0.3 * RNG.normal(size=(len(text_of), 16))
+    comparison = compare_layers(a, b, level="words")
+    evidence = lm.match_evidence(a, b, "words", text_of)
+    story, matches = lm.layer_story(comparison, evidence), lm.best_matches(comparison, evidence)
+    assert len(matches) == 3
+    if texts == 1:
+        assert evidence.texts == 1 and np.isnan(evidence.replicates["linear CKA"]).all()
+        assert story[0].startswith("Every word compared is in one text") and "no layer is named" in story[0]
+        assert (matches["most alike B layer"] == "no clear best").all()
+        return
+    per_text = -(-lm.ROWS // 4)
+    assert (evidence.texts, evidence.per_text, evidence.rows) == (4, per_text, 4 * per_text)  # within ROWS
+    assert np.isfinite(evidence.replicates["linear CKA"]).all()
+    assert f"half-samples of the first 4 texts, each with its first {per_text} words" in story[0]
+    assert matches.iloc[-1]["most alike B layer"] in ("B 2", "no clear best")

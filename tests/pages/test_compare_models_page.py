@@ -138,3 +138,41 @@ def test_models_with_different_lengths_each_say_what_they_cut(family_dirs) -> No
     notes = [w.value for w in at.warning if "longer than the model's" in w.value]
     assert len(notes) == 1 and "Model B" in notes[0] and "128 tokens" in notes[0] and "Model A" not in notes[0]
     assert "cm_cka" in [str(el.proto.id).rsplit("-", 1)[-1] for el in at.get("plotly_chart")]
+
+
+COMMON = ("the", "river", "bank", "money", "water", "city", "people", "market", "game", "season", "coach", "rain")
+
+
+@pytest.fixture(scope="module")
+def long_models(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """Two tiny random BERTs that read 512 tokens, as the bundled model does, at a fraction of its cost."""
+    from tiny_models import save_tiny_bert
+
+    return tuple(str(save_tiny_bert(tmp_path_factory.mktemp(side), layers=3, positions=512)) for side in "ab")
+
+
+def custom_models(at, first: str, second: str) -> None:  # noqa: ANN001
+    """Model A (the sidebar's) and model B, each a folder."""
+    at.sidebar.selectbox(key="model").set_value("Custom id or path…").run()
+    at.sidebar.text_input(key="custom_model").set_value(first).run()
+    at.selectbox(key="cm_model_b").set_value("Custom id or path…").run()
+    at.text_input(key="cm_model_b_custom").set_value(second).run()
+
+
+@pytest.mark.parametrize("texts", [1, 4, 40])
+def test_long_texts_at_the_word_level_are_compared_or_refused(long_models: tuple[str, str], texts: int) -> None:
+    # Issue #52: texts of 600 words put every word compared into the first four, and the half-samples of texts
+    # that tell a best layer from noise drew none of them: Streamlit's exception box.
+    at = open_page(PAGE)
+    if texts > 1:
+        custom_models(at, *long_models)
+        at.radio(key="cm_level").set_value("words").run()
+    uploaded(("cm_source", "cm_upload"), "text\n" + "\n".join(
+        " ".join(COMMON[(i + j) % len(COMMON)] for j in range(600)) for i in range(texts)))(at)
+    assert not at.exception, at.exception
+    if texts == 1:  # under the page's minimum, before any model run (the core's no-verdict case is in test_layer_matches)
+        assert "at least 4" in " ".join(e.value for e in at.error)
+        return
+    story = " ".join(m.value for m in at.info)
+    assert "half-samples of the first 4 texts, each with its first 125 words" in story, story
+    assert len(table(at, "cm_matches")) == len(heatmap(at, "cm_cka")) == 4
