@@ -88,30 +88,23 @@ def parser() -> argparse.ArgumentParser:
 
 
 def export(arguments: argparse.Namespace) -> int:
-    """The export command: the files written, or one message and status 2."""
+    """The export command: the files written."""
     from bertviz_core.precompute.export import export_store
     from bertviz_core.precompute.reader import open_store
 
-    try:
-        written = export_store(open_store(arguments.store), arguments.column, arguments.to, arguments.out,
-                               arguments.sample, arguments.map)
-    except ValueError as err:
-        print(f"export: {err}", file=sys.stderr)
-        return 2
+    written = export_store(open_store(arguments.store), arguments.column, arguments.to, arguments.out,
+                           arguments.sample, arguments.map)
     print("\n".join(map(str, written)))
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command; a bad input, model or disk prints its one message and exits with status 2."""
-    arguments = parser().parse_args(argv)
-    if arguments.command == "export":
-        return export(arguments)
+def precompute(arguments: argparse.Namespace) -> int:
+    """The precompute command: the store computed, its counts printed, each stage with its progress bar."""
     from tqdm import tqdm
 
     from bertviz_core.precompute.maps import MAP_SAMPLE
     from bertviz_core.precompute.request import Request
-    from bertviz_core.precompute.run import SHARD_ROWS, precompute
+    from bertviz_core.precompute.run import SHARD_ROWS, precompute as compute
 
     bars: dict[str, tqdm] = {}
 
@@ -124,17 +117,16 @@ def main(argv: list[str] | None = None) -> int:
             bars[desc].update(done - bars[desc].n)  # tqdm shows the rate and the time left
         return progress
 
+    # given as 0, a number is refused, not taken for its default
+    sample, shard_rows = (default if given is None else given for given, default in (
+        (arguments.map_sample, MAP_SAMPLE), (arguments.shard_rows, SHARD_ROWS)))
     request = Request(arguments.model, arguments.strategies, arguments.layers, arguments.device, arguments.token_layers,
-                      arguments.maps, arguments.map_sample or MAP_SAMPLE, arguments.index)
+                      arguments.maps, sample, arguments.index)
     try:
-        report = precompute(
+        report = compute(
             arguments.input, arguments.out, request, arguments.text_column, arguments.label_column, arguments.engine,
-            arguments.shard_rows or SHARD_ROWS, bar("precompute", " texts"), bar("maps", " maps"),
-            bar("search indexes", " columns"),
+            shard_rows, bar("precompute", " texts"), bar("maps", " maps"), bar("search indexes", " columns"),
             **({"address": arguments.address, "actors": arguments.actors} if arguments.engine == "ray" else {}))
-    except ValueError as err:
-        print(f"\nprecompute: {err}", file=sys.stderr)
-        return 2
     finally:
         for shown in bars.values():
             shown.close()
@@ -146,6 +138,27 @@ def main(argv: list[str] | None = None) -> int:
     if report.cut:
         print(report.cut)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command. A bad input, model or disk prints its one message and exits with status 2; a stop (Ctrl-C)
+    says so (and, for a precompute, that the same command resumes it) and exits with 130, as a shell reports SIGINT.
+    Never a traceback."""
+    arguments = parser().parse_args(argv)
+    said = f"\n{arguments.command}:"  # on a line of its own, below any progress bar
+    try:
+        return (export if arguments.command == "export" else precompute)(arguments)
+    except ValueError as err:
+        print(said, err, file=sys.stderr)
+    except OSError as err:  # the disk failed under a run its checks let start: a folder removed, a disk unplugged
+        print(said, f"{err.strerror or err} ({err.filename}). Run the same command again once it can be written.",
+              file=sys.stderr)
+    except KeyboardInterrupt:
+        print(said, "stopped." + (f" The shards finished so far are kept in {arguments.out}: run the same command "
+                                  "again to go on from there." if arguments.command == "precompute" else ""),
+              file=sys.stderr)
+        return 130
+    return 2
 
 
 if __name__ == "__main__":

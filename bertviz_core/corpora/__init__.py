@@ -113,15 +113,15 @@ def read_pairs(data: bytes) -> pd.DataFrame:
 
 
 def _decode(data: bytes, wanted: str) -> str:
-    """An upload's bytes as UTF-8 text; ``ValueError`` for an empty file (asking for ``wanted``) or another
-    encoding."""
+    """A file's bytes (an upload's, or one the precompute command reads) as UTF-8 text; ``ValueError`` for an empty
+    file (asking for ``wanted``) or another encoding, in words that fit both."""
     if not data.strip():
-        raise ValueError(f"The file is empty. Upload a CSV with {wanted}.")
+        raise ValueError(f"The file is empty: give one with {wanted}.")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise ValueError(f"The file is not UTF-8 text (byte {err.start} cannot be read). "
-                         "Save it as 'CSV UTF-8' and upload it again.") from err
+                         "Save it as UTF-8 (a spreadsheet's 'CSV UTF-8') and use that file.") from err
 
 
 def _parse_csv(decoded: str, separator: str, header: int | None, skip_blank_lines: bool = False) -> pd.DataFrame:

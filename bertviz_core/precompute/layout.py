@@ -21,6 +21,7 @@ import errno
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -80,6 +81,22 @@ def read_json(path: Path) -> dict:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise ValueError(f"{path} could not be read ({err}); the store is damaged: compute it again.") from err
+
+
+def check_out(out: Path) -> None:
+    """``ValueError`` in one sentence when a store cannot be written at ``out``, said before any work and leaving
+    nothing behind: a file there, a folder holding other files and no store, or a place this process cannot write
+    (a read-only folder, a path under /proc or /sys), tried by making a folder in the nearest one that exists."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} is a file: choose a new or empty folder as --out.")
+    if out.is_dir() and not (out / PLAN).exists() and any(out.iterdir()):
+        raise ValueError(f"{out} is a folder that holds other files and no store: choose a new or empty --out.")
+    nearest = next(folder for folder in (out, *out.parents) if folder.exists())
+    try:
+        os.rmdir(tempfile.mkdtemp(dir=nearest))
+    except OSError as err:
+        raise ValueError(f"The store cannot be written at {out}: making a folder in {nearest} failed ({err.strerror}). "
+                         "Choose an --out on a disk this user can write to.") from err
 
 
 def token_starts(kept: np.ndarray, special_tokens: int) -> np.ndarray:

@@ -80,12 +80,21 @@ def _gather(batches: Iterator[dict[str, np.ndarray]], files: StoreFiles) -> Shar
         raise ValueError(f"Ray returned only part of {len(filling)} shard(s); run the command again to finish them.")
 
 
+def check_options(address: str | None = None, actors: int | None = None) -> None:
+    """``ValueError`` for an ``address`` that is not text or fewer than 1 ``actors``: said before Ray starts."""
+    if address is not None:
+        checks.text(address, "address")
+    if actors is not None:
+        checks.whole_number(actors, "actors", 1)
+
+
 def ray_shards(request: Request, identity: str, files: StoreFiles, shards: list[int],
                address: str | None = None, actors: int | None = None) -> ShardVectors:
     """The vectors of ``shards`` computed on Ray: on the cluster at ``address`` (e.g. "ray://head:10001", or
     "auto"), else on a local Ray started for this run (and stopped after it); a Ray already running in this
     process is used as it is. ``actors`` (default: one per GPU, else 1) each hold one Encoder; ``ValueError`` with
     Ray's reason when a batch fails."""
+    check_options(address, actors)
     import ray
 
     started = not ray.is_initialized()
@@ -95,7 +104,7 @@ def ray_shards(request: Request, identity: str, files: StoreFiles, shards: list[
         ray.data.DataContext.get_current().enable_progress_bars = False  # the command draws its own bar
         resources = ray.cluster_resources()
         gpus = 1 if request.device in ("auto", "cuda") and resources.get("GPU", 0) >= 1 else 0
-        actors = checks.whole_number(max(1, int(resources.get("GPU", 0))) if actors is None else actors, "actors", 1)
+        actors = max(1, int(resources.get("GPU", 0))) if actors is None else actors
         threads = max(1, int(resources.get("CPU", 1)) // actors)
         frames = [pd.DataFrame({"row": np.arange(*files.shard_span(s), dtype=np.int64),
                                 "text": files.shard_texts(s)}) for s in shards]

@@ -37,9 +37,9 @@ class Request:
     index: str = "auto"
 
 
-def layer_numbers(layers: list[int], top: int, name: str = "layers") -> list[int]:
-    """``layers`` checked (each 0 to ``top``), repeats dropped, in the order given."""
-    return list(dict.fromkeys(checks.whole_number(layer, f"A layer (0 to {top})", 0, top)
+def layer_numbers(layers: list[int], top: int | None, name: str = "layers") -> list[int]:
+    """``layers`` checked (each 0 to ``top``; None: the model's top, not known yet), repeats dropped, in order."""
+    return list(dict.fromkeys(checks.whole_number(layer, "A layer" + ("" if top is None else f" (0 to {top})"), 0, top)
                               for layer in checks.items(layers, name, "layer numbers")))
 
 

@@ -20,10 +20,13 @@ import bertviz_core.checks as checks
 from bertviz_core.corpora.files import CorpusFile, read_corpus_file
 from bertviz_core.corpora.uploads import UploadSummary
 from bertviz_core.model.encoder import Encoder, library_versions, load_encoder
+from bertviz_core.measures.pooling import check_strategies
 from bertviz_core.model.identity import content_digest
 from bertviz_core.model.lengths import Lengths, cut_note
 from bertviz_core.precompute.ann import INDEX_CHOICES, write_indexes
-from bertviz_core.precompute.layout import FORMAT, MANIFEST, PLAN, Column, StoreFiles, column_name, read_json, token_starts
+from bertviz_core.precompute.layout import (
+    FORMAT, MANIFEST, PLAN, Column, StoreFiles, check_out, column_name, read_json, token_starts,
+)
 from bertviz_core.precompute.maps import check_maps, write_maps
 from bertviz_core.precompute.request import Request, ShardVectors, layer_numbers, shard_outputs, store_columns, token_rows
 from bertviz_core.runtime.store import release_free_memory
@@ -72,7 +75,7 @@ def _plan(encoder: Encoder, request: Request, corpus: CorpusFile, digest: str, c
 
 
 def _store_files(out: Path, plan: dict, columns: list[Column], starts: np.ndarray | None) -> StoreFiles:
-    """The store's files, after checking that ``out`` is new, empty, or a store started with the same ``plan``."""
+    """The store's files, after checking that a store started in ``out`` has the same ``plan``."""
     files = StoreFiles(out, columns, plan["rows"], plan["hidden"], plan["shard_rows"], plan["token_layers"], starts)
     if (out / PLAN).exists():
         before = read_json(out / PLAN)
@@ -80,8 +83,6 @@ def _store_files(out: Path, plan: dict, columns: list[Column], starts: np.ndarra
         if changed:
             raise ValueError(f"{out} holds a store started with another {' and '.join(changed)} (see its {PLAN}). "
                              "Run the command as it was first run to finish it, or choose another --out.")
-    elif out.exists() and any(out.iterdir()):
-        raise ValueError(f"{out} is a folder that holds other files and no store: choose a new or empty --out.")
     return files
 
 
@@ -95,15 +96,16 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
     is. ``progress(rows done, rows)`` is called after each shard, ``map_progress(maps drawn, maps)`` around each map,
     ``index_progress(indexes built, indexes)`` around each search index. ``ray_options`` (``address``, ``actors``)
     go to the ray engine. ``ValueError`` with a sentence for a bad input file or column, a model that fails to load, a
-    full disk, an ``out`` that holds something else, or a store started with other settings.
+    full disk, an ``out`` that holds something else or cannot be written, or a store started with other settings;
+    every setting and ``out`` are checked before the corpus is read, the model loaded or Ray started.
     """
     began = time.perf_counter()
-    checks.choice(engine, "engine", ENGINES)
     shard_rows = checks.whole_number(shard_rows, "shard_rows", 1)
     progress, map_progress = checks.callback(progress), checks.callback(map_progress, "map_progress")
     index_progress = checks.callback(index_progress, "index_progress")
-    checks.choice(request.index, "index", INDEX_CHOICES)
+    _check_settings(request, engine, ray_options)
     out_path = Path(checks.text(out, "The store's folder"))
+    check_out(out_path)
     encoder, files, manifest, summary, cut = _start(location, out_path, request, text_column, label_column, engine,
                                                     shard_rows)
     release_free_memory()  # the corpus read is over: the local engine holds one shard's texts at a time
@@ -137,6 +139,25 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
     return Report(str(out_path), summary, cut, len(pending), files.shards - len(pending), time.perf_counter() - began)
 
 
+def _check_settings(request: Request, engine: str, ray_options: dict) -> None:
+    """What of the settings can be checked without the model, before any work: the engine and its options, known
+    strategies and maps, layers of 0 or more (their top is the model's), the map sample and the index choice."""
+    checks.choice(engine, "engine", ENGINES)
+    if engine == "ray":
+        from bertviz_core.precompute.ray_engine import check_options
+
+        check_options(**ray_options)
+    elif ray_options:
+        raise ValueError(f"{', '.join(ray_options)} go with the ray engine (engine='ray'); this run's is {engine}.")
+    if request.strategies is not None:
+        check_strategies(request.strategies, has_pooler=True)  # whether the model has a pooler is the model's
+    for name, layers in (("layers", request.layers), ("token_layers", request.token_layers)):
+        layer_numbers(layers or [], None, name)
+    check_maps(request.maps)
+    checks.whole_number(request.map_sample, "map_sample", 1)
+    checks.choice(request.index, "index", INDEX_CHOICES)
+
+
 def _start(location: str, out: Path, request: Request, text_column: str | None, label_column: str | None,
            engine: str, shard_rows: int) -> tuple[Encoder, StoreFiles, dict, UploadSummary, str | None]:
     """Read the corpus, load the model, check the request, and create the store (or find the one a stopped run
@@ -146,7 +167,6 @@ def _start(location: str, out: Path, request: Request, text_column: str | None, 
     columns = store_columns(encoder, request.strategies, request.layers)
     token_layers = layer_numbers(request.token_layers or [], encoder.info.num_layers, "token_layers")
     maps = check_maps(request.maps)
-    checks.whole_number(request.map_sample, "map_sample", 1)
     lengths = Lengths.of(encoder.lengths(corpus.corpus.texts))
     starts = token_starts(lengths.kept, encoder.tokenizer.num_special_tokens_to_add(pair=False)) if token_layers \
         else None

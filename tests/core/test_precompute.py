@@ -202,7 +202,7 @@ BAD_INPUTS = {
     "a layer out of range": (lambda d: _write(d / "ok.csv", b"text\nThe cat sat on the mat.\n"),
                              {"request": Request(layers=[9])}, "0 to 6"),
     "a token layer out of range": (lambda d: _write(d / "ok.csv", b"text\nThe cat sat on the mat.\n"),
-                                   {"request": Request(token_layers=[-1])}, "0 to 6"),
+                                   {"request": Request(token_layers=[-1])}, "at least 0; it is -1"),
     "an unknown map": (lambda d: _write(d / "ok.csv", b"text\nThe cat sat on the mat.\n"),
                        {"request": Request(maps=["tsne"])}, "no map called 'tsne': choose from PCA, t-SNE, UMAP"),
 }
