@@ -1,10 +1,14 @@
 # make run : create the environment and serve the app on the bundled model (http://localhost:8501)
 # make test: create the environment, install a headless browser, run every test offline
+# make test-fast: the core and the pages' AppTests, no browser (the inner loop)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
+# Test workers (pytest-xdist), one per core: each has its own app server and browser for the browser tests.
+TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+PYTEST := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
-.PHONY: run test browser screenshots
+.PHONY: run test test-fast browser screenshots
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
@@ -20,7 +24,10 @@ browser:
 	  echo "chromium is not installed and cannot be installed without root: browser tests will be skipped"
 
 test: $(VENV)/.installed browser
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
+	$(PYTEST)
+
+test-fast: $(VENV)/.installed
+	$(PYTEST) -m "not browser"
 
 # A corpus's sentence vectors into a store (docs/architecture.md, "Precomputed stores"); ENGINE=ray runs Ray Data,
 # ARGS passes more options (python -m bertviz_core precompute --help), e.g.

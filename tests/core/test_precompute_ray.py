@@ -14,6 +14,7 @@ from bertviz_core.precompute.request import Request
 from bertviz_core.precompute.run import precompute
 
 ray = pytest.importorskip("ray")
+pytestmark = pytest.mark.xdist_group("ray")  # one test worker runs them all: one local Ray, started once
 REQUEST = Request(strategies=["mean", "cls", "pooler"], layers=[3, 6], token_layers=[2])
 
 
