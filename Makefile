@@ -24,7 +24,7 @@ browser:
 	  echo "chromium is not installed and cannot be installed without root: browser tests will be skipped"
 
 test: $(VENV)/.installed browser
-	$(PYTEST)
+	$(PYTEST) --durations=25
 
 test-fast: $(VENV)/.installed
 	$(PYTEST) -m "not browser"

@@ -9,7 +9,15 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
+# Under pytest-xdist each worker takes its share of the cores, for its own threads and for the app servers and
+# worker processes it starts: thread pools sized for the whole machine in every worker would spin against each
+# other (OpenMP threads wait busily) and run many times slower.
+if "PYTEST_XDIST_WORKER_COUNT" in os.environ:
+    SHARE = str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+    for threads in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(threads, SHARE)
+
+import numpy as np  # noqa: E402 - after the thread counts
 import pandas as pd
 import pyarrow as pa
 import pytest
