@@ -17,6 +17,7 @@ LayerIntegratedGradients computes by reverse mode (tests check the two agree).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,6 +38,10 @@ PAIR_STRATEGIES: tuple[str, ...] = tuple(name for name, p in POOLINGS.items() if
 # torch allows one forward-mode level per process, whatever the thread: sessions attributing at once take turns,
 # one batch of passes each
 _DUAL_LEVEL = threading.Lock()
+# (model identity, device): the seconds a token took through a layer in a forward-mode pass (``_work``), in the
+# model's last attribution in this process
+_WORK_SECONDS: dict[tuple[str, str], float] = {}
+TIMING_PAIR = ("The bank raised its rates again this spring.", "We sat on the river bank and watched the water.")
 
 
 @dataclass(frozen=True)
@@ -198,7 +203,7 @@ class _Side:
         rows = [(float((node + 1) / 2), float(weight / 2), i) for node, weight in zip(nodes, weights)
                 for i in range(tokens)]
         out = torch.zeros(tokens, self.enc.info.hidden_size, dtype=torch.float32, device=delta.device)
-        per_pass = max(1, CHUNK_TOKENS // tokens)
+        per_pass = max(1, CHUNK_TOKENS // tokens)  # rows of a batch: about CHUNK_TOKENS token-passes each
         for start in range(0, len(rows), per_pass):
             chunk = rows[start:start + per_pass]
             alphas = torch.tensor([a for a, _, _ in chunk], device=delta.device, dtype=delta.dtype)
@@ -245,8 +250,11 @@ def pair_attribution(enc: Encoder, first: str, second: str, strategy: str = "mea
             a, b = _Side(enc, item_a, hook, reference_id), _Side(enc, item_b, hook, reference_id)
             u_a, r_a = (a.run(a.ids, s, strategy, layer)[0] for s in (a.states, a.reference_states))
             u_b, r_b = (b.run(b.ids, s, strategy, layer)[0] for s in (b.states, b.reference_states))
+            began = time.perf_counter()
             shares_a = a.shares(strategy, layer, steps, advance)
             shares_b = b.shares(strategy, layer, steps, advance)
+            _WORK_SECONDS[enc.info.identity, enc.info.device] = (time.perf_counter() - began) / _work(
+                enc, at_layer, steps, len(item_a.ids), len(item_b.ids))
     except (RuntimeError, NotImplementedError) as err:
         raise ValueError(f"This model ({enc.info.name}) could not be differentiated along the path: "
                          f"{str(err).splitlines()[0][:200]}") from None
@@ -265,3 +273,25 @@ def pair_attribution(enc: Encoder, first: str, second: str, strategy: str = "mea
                            score - difference,
                            float(matrix.sum() - difference), strategy, layer, at_layer, steps, reference,
                            cut_a + cut_b, _layer_kind(model).__name__)
+
+
+def expected_seconds(enc: Encoder, first: str, second: str, strategy: str = "mean", layer: int | None = None,
+                     steps: int = DEFAULT_STEPS, reference: str = "[PAD]", at_layer: int | None = None,
+                     cut: bool = False) -> tuple[float, int]:
+    """How long ``pair_attribution`` with the same arguments is expected to take here, said before it runs: (seconds,
+    forward-mode passes). Its work (``_work``) times the seconds a unit of it took this model and device in its last
+    attribution, or, before any, in one of ``TIMING_PAIR`` run now (about a second on two CPU cores). ``ValueError``
+    for the settings and texts, as ``pair_attribution``'s."""
+    enc = checks.encoder(enc)
+    strategy, layer, at_layer, steps, reference = _check_settings(enc, strategy, layer, at_layer, steps, reference)
+    tokens = [len(side_input(enc, text, name, cut)[0].ids) for text, name in ((first, "The first text"),
+                                                                              (second, "The second text"))]
+    if (enc.info.identity, enc.info.device) not in _WORK_SECONDS:
+        pair_attribution(enc, *TIMING_PAIR)  # records its own time
+    return _WORK_SECONDS[enc.info.identity, enc.info.device] * _work(enc, at_layer, steps, *tokens), steps * sum(tokens)
+
+
+def _work(enc: Encoder, at_layer: int, steps: int, *tokens: int) -> int:
+    """An attribution's work, in tokens through a layer: a side of T tokens takes steps × T forward-mode passes of
+    its whole text, each through the layers above ``at_layer`` (those below run once)."""
+    return steps * sum(t * t for t in tokens) * (enc.info.num_layers - at_layer)

@@ -16,6 +16,7 @@ DEFAULT_PAIR = ("After stealing money from the bank vault, the bank robber ran."
 STEP_CHOICES = (2, 4, DEFAULT_STEPS, 16, 32, 64)
 TOP_PAIRS = 3  # pairs named in the story, on each side of 0
 ERROR_SHARE = 0.02  # the completeness error, as a share of the score, above which the story says to add steps
+LONG_SECONDS = 30  # an attribution expected to take longer waits for a click (wait_note)
 
 
 def maxsim_pairs(enc: Encoder, first: str, second: str, layer: int | None = None, cut: bool = False) -> pd.DataFrame:
@@ -106,3 +107,24 @@ def attribution_title(result: PairAttribution) -> str:
     where = "the embeddings" if r.at_layer == 0 else f"layer {r.at_layer}"
     return (f"Token pairs' shares of the cosine ({r.strategy} at layer {r.layer}, credited to {where}, "
             f"{r.reference} reference, {r.steps} steps)")
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` as a person says a wait: "about 40 s", "about 8 minutes", "about 2.5 hours"."""
+    seconds = checks.real_number(seconds, "seconds", 0)
+    if seconds < 90:
+        return f"about {max(seconds, 1):.0f} s"
+    return f"about {seconds / 60:.0f} minutes" if seconds < 5400 else f"about {seconds / 3600:.1f} hours"
+
+
+def wait_note(seconds: float, passes: int, steps: int) -> str | None:
+    """What a page says before an attribution of ``steps`` steps expected to take over ``LONG_SECONDS``, so that no
+    one starts a long run by accident (``seconds`` and ``passes`` as ``attribution.expected_seconds`` gives them);
+    None for a shorter one, which starts at once."""
+    seconds, passes = checks.real_number(seconds, "seconds", 0), checks.whole_number(passes, "passes", 1)
+    if seconds <= LONG_SECONDS:
+        return None
+    return (f"This attribution is expected to take **{duration(seconds)}**: {passes:,} forward-mode passes "
+            f"({checks.whole_number(steps, 'steps', 1)} steps × the two texts' tokens), each over a whole text, timed "
+            "on this model here. Fewer steps or shorter texts take less: the time grows with the steps and with the "
+            "square of the length.")

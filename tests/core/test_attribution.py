@@ -8,9 +8,15 @@ import torch
 from model_family import SENTENCES
 
 from bertviz_core import Encoder, recipes
-from bertviz_core.measures.attribution import MAX_TOKENS, REFERENCES, pair_attribution
+from bertviz_core.measures.attribution import MAX_TOKENS, REFERENCES, pair_attribution, side_input
 from bertviz_core.measures.pooling import POOLINGS
-from bertviz_core.views.token_pairs import DEFAULT_PAIR, attribution_story, attribution_tables, maxsim_pairs
+from bertviz_core.views.token_pairs import (
+    DEFAULT_PAIR,
+    attribution_story,
+    attribution_tables,
+    maxsim_pairs,
+    wait_note,
+)
 
 FIRST, SECOND = "The bank raised its interest rates again.", "We sat on the river bank and watched the boats."
 
@@ -177,3 +183,30 @@ def test_two_sessions_attributing_at_once_both_get_their_own_result(bundled: Enc
         together = list(pool.map(lambda pair: pair_attribution(bundled, *pair, steps=2), pairs * 2))
     for found, expected in zip(together, alone * 2):
         np.testing.assert_allclose(found.matrix, expected.matrix, atol=1e-6)
+
+
+def test_the_expected_time_is_the_work_at_the_models_last_measured_pace(tiny: Encoder, bundled: Encoder,
+                                                                       monkeypatch) -> None:  # noqa: ANN001
+    # Issue #52: 64 steps on two 128-token texts took 468 s, and the page said so only while it ran.
+    import bertviz_core.measures.attribution as attribution
+
+    monkeypatch.setattr(attribution, "_WORK_SECONDS", {})  # this model never attributed: it is timed first
+    first, second = "The bank by the river.", "Money in the bank vault."
+    seconds, passes = attribution.expected_seconds(tiny, first, second, steps=4, at_layer=10)
+    assert seconds > 0 and list(attribution._WORK_SECONDS) == [(tiny.info.identity, tiny.info.device)]
+    tokens = [len(side_input(tiny, text, "text", False)[0].ids) for text in (first, second)]
+    assert passes == 4 * sum(tokens)
+    # twice the steps, twice the time; the layers above at_layer and the square of the length count too
+    assert attribution.expected_seconds(tiny, first, second, steps=8, at_layer=10)[0] == pytest.approx(2 * seconds)
+    assert attribution.expected_seconds(tiny, first, second, steps=4, at_layer=8)[0] == pytest.approx(2 * seconds)
+    assert attribution.expected_seconds(tiny, "word " * 200, "word " * 200, steps=4, at_layer=10, cut=True)[0] == \
+        pytest.approx(seconds * 2 * MAX_TOKENS ** 2 / sum(t * t for t in tokens))
+    with pytest.raises(ValueError, match="too long to attribute"):  # as the run itself, before any timing
+        attribution.expected_seconds(bundled, "word " * 200, second)
+
+
+@pytest.mark.parametrize("seconds, said", [(29.9, None), (45, "about 45 s"), (468, "about 8 minutes"),
+                                           (9000, "about 2.5 hours")])
+def test_a_wait_over_half_a_minute_is_said_before_the_run(seconds: float, said: str | None) -> None:
+    note = wait_note(seconds, 16_384, 64)
+    assert note is None if said is None else f"take **{said}**: 16,384 forward-mode passes (64 steps" in note

@@ -3,6 +3,7 @@ the core, and bad input (an empty side, texts over the model's length and over t
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from conftest import chart, chart_title, open_page, plotly_array, table
 from page_checks import LONG, PageChecks, choose, typed
 
@@ -69,7 +70,10 @@ def chart_keys(at) -> list[str]:  # noqa: ANN001
     return list(charts(at))
 
 
-def test_a_long_text_is_refused_with_its_cost_and_cut_on_request() -> None:
+def test_a_long_text_is_refused_with_its_cost_and_cut_on_request(monkeypatch) -> None:  # noqa: ANN001
+    import bertviz_core.views.token_pairs as token_pairs
+
+    monkeypatch.setattr(token_pairs, "LONG_SECONDS", float("inf"))  # it runs without a click on a slow machine too
     at = open_page(PAGE)
     at.text_area(key="wy_first").set_value(LONG).run()
     assert not at.exception
@@ -83,3 +87,35 @@ def test_a_long_text_is_refused_with_its_cost_and_cut_on_request() -> None:
     assert not at.exception and not at.error
     assert len(matrix(at)) == MAX_TOKENS
     assert f"To keep each text within {MAX_TOKENS} tokens" in " ".join(i.value for i in at.info)
+
+
+def test_a_long_attribution_says_how_long_it_will_take_and_waits_for_a_click(monkeypatch) -> None:  # noqa: ANN001
+    # Issue #52: 64 steps on two 128-token texts took 468 s, started by moving a slider.
+    import bertviz_core.measures.attribution as attribution
+    import bertviz_core.views.token_pairs as token_pairs
+
+    at = open_page(PAGE)  # the default pair ran, and timed the model
+    monkeypatch.setattr(token_pairs, "LONG_SECONDS", 0)  # every run is long, whatever the machine
+    monkeypatch.setattr(attribution, "pair_attribution", lambda *a, **k: pytest.fail("it ran without a click"))
+    at.checkbox(key="wy_cut").check().run()
+    for key, text in (("wy_first", "word " * 200), ("wy_second", "again " * 200)):
+        at.text_area(key=key).set_value(text).run()
+    at.select_slider(key="wy_steps").set_value(64).run()
+    assert not at.exception
+    said = " ".join(w.value for w in at.warning)
+    assert "This attribution is expected to take **about" in said
+    assert f"{64 * 2 * MAX_TOKENS:,} forward-mode passes (64 steps" in said
+    assert [b.key for b in at.button] == ["wy_start"] and "wy_matrix" not in chart_keys(at)
+
+
+def test_a_long_attribution_starts_on_its_click(monkeypatch) -> None:  # noqa: ANN001
+    import bertviz_core.views.token_pairs as token_pairs
+
+    at = open_page(PAGE)
+    monkeypatch.setattr(token_pairs, "LONG_SECONDS", 0)
+    at.select_slider(key="wy_steps").set_value(2).run()
+    assert "wy_matrix" not in chart_keys(at) and "expected to take" in " ".join(w.value for w in at.warning)
+    at.button(key="wy_start").click().run()
+    assert not at.exception and "wy_matrix" in chart_keys(at)
+    at.radio(key="wy_reference").set_value("[MASK]").run()  # another run: asked again
+    assert "wy_matrix" not in chart_keys(at) and at.button(key="wy_start")

@@ -22,24 +22,43 @@ KEPT_BYTES = 16 << 20
 _KEPT: cachetools.LRUCache = cachetools.LRUCache(maxsize=KEPT_BYTES, getsizeof=lambda r: (
     r.matrix.nbytes + r.first_vectors.nbytes + r.second_vectors.nbytes))
 _KEPT_LOCK = threading.Lock()
+STARTED = "wy_started"  # session state: the settings of the long attribution this session chose to start
+
+
+def _start(entry: tuple) -> None:
+    """The "Start" button's callback: the session may now run the long attribution of ``entry``."""
+    st.session_state[STARTED] = entry
 
 
 def attribution(key: tuple[str, str], first: str, second: str, strategy: str, layer: int, at_layer: int,
                 steps: int, reference: str, cut: bool, show_progress: bool = True) -> PairAttribution:
-    """``attribution.pair_attribution``, computed once per model, texts and settings, with a progress bar over its
-    forward-mode passes (``show_progress`` False: none, for the warm-up thread)."""
-    from bertviz_core.measures.attribution import pair_attribution
+    """``attribution.pair_attribution``, computed once per model, texts and settings, with its expected time said
+    first and a progress bar over its forward-mode passes; one expected to be long (``token_pairs.wait_note``) waits
+    for a click on "Start" (keyed ``wy_start``; ``STARTED`` remembers it), the page stopping until then.
+    ``show_progress`` False: no bar and no wait, for the warm-up thread."""
+    from bertviz_core.measures.attribution import expected_seconds, pair_attribution
+    from bertviz_core.views.token_pairs import duration, wait_note
 
     entry = (model_of(key), first, second, strategy, layer, at_layer, steps, reference, cut)
     with _KEPT_LOCK:
         found = _KEPT.get(entry)
     if found is not None:
         return found
+    expected = ""
+    if show_progress:
+        seconds, passes = expected_seconds(get_encoder(*key), first, second, strategy, layer, steps, reference,
+                                           at_layer, cut)
+        note, expected = wait_note(seconds, passes, steps), f" ({duration(seconds)} in all)"
+        if note is not None and st.session_state.get(STARTED) != entry:
+            st.warning(note, icon="⏳")
+            st.button("Start", key="wy_start", type="primary", on_click=_start, args=(entry,))
+            st.stop()
     bar = st.progress(0.0, text="Integrating along the path from the reference…") if show_progress else None
 
     def progress(done: int, total: int) -> None:
         if bar is not None:
-            bar.progress(min(done / total, 1.0), text=f"Integrating: {done:,} of {total:,} forward-mode passes")
+            bar.progress(min(done / total, 1.0),
+                         text=f"Integrating: {done:,} of {total:,} forward-mode passes{expected}")
 
     try:
         found = pair_attribution(get_encoder(*key), first, second, strategy, layer, steps, reference, at_layer,
