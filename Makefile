@@ -4,9 +4,10 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
-# Test workers (pytest-xdist), one per core: each has its own app server and browser for the browser tests.
+PYTEST := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
+# make test-fast's workers (pytest-xdist), one per core. The whole suite stays in one process: with two workers its
+# browser tests ran many times slower on two cores (docs/performance.md, "The suite's time").
 TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
-PYTEST := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 .PHONY: run test test-fast browser screenshots
 $(VENV)/.installed: requirements.txt
@@ -27,7 +28,7 @@ test: $(VENV)/.installed browser
 	$(PYTEST) --durations=25
 
 test-fast: $(VENV)/.installed
-	$(PYTEST) -m "not browser"
+	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup -m "not browser"
 
 # A corpus's sentence vectors into a store (docs/architecture.md, "Precomputed stores"); ENGINE=ray runs Ray Data,
 # ARGS passes more options (python -m bertviz_core precompute --help), e.g.
