@@ -62,11 +62,15 @@ def int_slider(label: str, low: int, high: int, value: int, key: str, container:
 
 def with_progress(label: str, run: Callable[[Callable[[int, int], None]], T]) -> T:
     """``run(progress)`` with a progress bar that ``progress(done, total)`` moves, removed when it returns
-    (on a cached result the bar never shows)."""
+    (on a cached result the bar never shows). A ValueError stops the page with its message, as ``or_stop``
+    does, and takes the bar with it: a worker process killed mid-job (``offload``) says so, rather than leaving a
+    bar that no longer moves above Streamlit's exception box."""
     bar = st.empty()
-    result = run(lambda done, total: bar.progress(done / total, text=f"{label}: {done:,} of {total:,} texts"))
-    bar.empty()
-    return result
+    try:
+        return or_stop(lambda: run(lambda done, total: bar.progress(
+            done / total, text=f"{label}: {done:,} of {total:,} texts")))
+    finally:
+        bar.empty()
 
 
 def cut_warning(note: str | None) -> None:
