@@ -43,7 +43,8 @@ strategies = supported_strategies(info.has_pooler)
 TABS = ["Classification probe", "Similarity correlation", "Maps"]
 BUILT_IN_PAIRS = "Built-in pairs (40, gold 0–5)"
 UPLOAD = "Upload a CSV"
-NO_CORPUS = "{what} use the uploaded corpus: they appear once a file above can be used."
+# The chosen corpus (a file, or a store) cannot be used yet; the message above says why.
+NO_CORPUS = "{what} the labelled corpus chosen above: {shown} once it can be used."
 
 st.title("🎯 Which layer and pooling for my task?")
 st.caption("Practitioners ask which layer and which vector to use; the honest answer is to measure on your own task. "
@@ -80,7 +81,7 @@ with probe_tab:
     if probe_tab.open and stored:
         probe_store_view(corpus, chosen, layers)
     elif probe_tab.open and texts is None:
-        st.info(NO_CORPUS.format(what="The probe"), icon="📄")
+        st.info(NO_CORPUS.format(what="The probe uses", shown="it appears"), icon="📄")
     elif probe_tab.open and labels is None:
         st.error("The probe needs a label column: choose one above. Nothing is probed until one is chosen.",
                  icon="🏷️")
@@ -172,7 +173,7 @@ with pairs_tab:
 
 with maps_tab:
     if maps_tab.open and texts is None:
-        st.info(NO_CORPUS.format(what="The maps"), icon="📄")
+        st.info(NO_CORPUS.format(what="The maps use", shown="they appear"), icon="📄")
     elif maps_tab.open:
         projection = st.radio("Map", list(PROJECTIONS), horizontal=True, key="tm_projection", bind="query-params",
                               help=" · ".join(f"{name}: {p.note}" for name, p in PROJECTIONS.items()))

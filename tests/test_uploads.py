@@ -110,5 +110,5 @@ def test_a_refused_upload_shows_no_results_on_similar_contexts_and_task_measures
     at = open_upload("pages/task_measures.py", "tm_source", {"tm_strats": ["mean"], "tm_layers": [6]})
     at.file_uploader(key="tm_upload").set_value(("bad.csv", b"id,score\n1,2\n3,4\n", "text/csv")).run()
     assert not at.exception and "No column holds sentences" in at.error[0].value
-    assert "appear once a file above can be used" in at.info[-1].value
+    assert at.info[-1].value == "The probe uses the labelled corpus chosen above: it appears once it can be used."
     assert not at.get("plotly_chart") and not at.success

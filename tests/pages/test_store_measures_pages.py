@@ -128,3 +128,16 @@ def test_settings_on_a_store_run_no_model(monkeypatch: pytest.MonkeyPatch, label
             getattr(at, kind)(key=key).set_value(value).run()
         assert not at.exception and not at.error, (key, at.exception, [e.value for e in at.error])
     assert len(model_calls) == runs, entry.file
+
+
+def test_task_measures_on_an_unusable_store_names_the_chosen_corpus_not_an_upload(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "unfinished").mkdir()
+    at = opened(monkeypatch, "pages/task_measures.py", "tm", [tmp_path / "unfinished"])
+    assert "not a finished store" in at.error[0].value
+    notes = [i.value for i in at.info if "chosen above" in i.value]
+    assert notes == ["The probe uses the labelled corpus chosen above: it appears once it can be used."]
+    at.session_state["tm_tab"] = "Maps"
+    at.run()
+    assert "The maps use the labelled corpus chosen above: they appear once it can be used." in [
+        i.value for i in at.info]
