@@ -29,6 +29,7 @@ PUBLIC: dict[str, str] = {  # name: the module that defines it
     "similarity_matrix": "bertviz_core.measures.similarity", "nearest_tokens": "bertviz_core.measures.neighbours",
     "contextuality": "bertviz_core.measures.neighbours", "logit_lens": "bertviz_core.measures.masked",
     "probe": "bertviz_core.measures.task_measures", "judge": "bertviz_core.measures.uncertainty",
+    "rank_models": "bertviz_core.model_choice",
     "reference_corpus": "bertviz_core.corpora",
     # the registries: one per concept
     "POOLINGS": "bertviz_core.measures.pooling", "METRICS": "bertviz_core.measures.similarity",

@@ -246,19 +246,27 @@ def correlation_grid(cells: Sequence[Cell], first: dict[str, np.ndarray], second
     on ``uncertainty.RESAMPLES`` bootstrap resamples of the pairs, the same for every cell (a correction is
     fitted once, on all the pairs' sentences, not again per resample)."""
     gold = np.asarray(checks.numbers(gold, "gold", "(pairs,)"), dtype=np.float64)
-    resampling = uncertainty.bootstrap(max(len(gold), 1), "pairs", 0.0, SPEARMAN_CHANCE)
+    resampling = spearman_resampling(len(gold))
+    return scores_over(cells, lambda cell: correlation_scored(cell_vectors(first, cell), cell_vectors(second, cell),
+                                                              gold, resampling, correction, reference_rows),
+                       resampling, "Spearman ρ" + ("" if correction == "none" else f" after {correction}"))
 
-    def scored(cell: Cell) -> Scored:
-        a, b = cell_vectors(first, cell), cell_vectors(second, cell)
-        _checked_gold(a, b, gold)
-        cosines = corrected_cosines(a, b, correction, reference_rows)
-        if cosines is None:
-            return Scored(float("nan"))
-        return Scored(float(spearmanr(cosines, gold).statistic),
-                      uncertainty.spearman_replicates(cosines, gold, resampling.indices()))
 
-    name = "Spearman ρ" + ("" if correction == "none" else f" after {correction}")
-    return scores_over(cells, scored, resampling, name)
+def spearman_resampling(pairs: int) -> Resampling:
+    """The bootstrap of ``pairs`` scored pairs that every Spearman cell is judged on (the same resamples)."""
+    return uncertainty.bootstrap(max(checks.whole_number(pairs, "pairs", 0), 1), "pairs", 0.0, SPEARMAN_CHANCE)
+
+
+def correlation_scored(first: np.ndarray, second: np.ndarray, gold: np.ndarray, resampling: Resampling,
+                       correction: str = "none", reference_rows: Sequence[int] | None = None) -> Scored:
+    """``correlation`` of the pairs' (pairs, dim) sides with its replicates over ``resampling``'s resamples of the
+    pairs; NaN when the cosines are all equal."""
+    _checked_gold(first, second, gold)
+    cosines = corrected_cosines(first, second, correction, reference_rows)
+    if cosines is None:
+        return Scored(float("nan"))
+    return Scored(float(spearmanr(cosines, gold).statistic),
+                  uncertainty.spearman_replicates(cosines, gold, resampling.indices()))
 
 
 def _named(cells: Sequence[tuple[str, str]]) -> str:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from bad_input import CORPUS, NAN, OK, Case, NaN, check, nan_rows
 
+from bertviz_core import model_choice as mc
 from bertviz_core.figures import map_figures as mf
 from bertviz_core.measures import pooling as pl
 from bertviz_core.measures import pooling_grid as pg
@@ -87,6 +88,29 @@ CASES: dict[str, Case] = {
     "task_measures.corrected_cosines: unknown correction": Case(lambda c: tm.corrected_cosines(c.x, c.x, "zca")),
     "task_measures.correlation_grid: gold of another length": Case(
         lambda c: tm.correlation_grid([pg.Cell("mean", 1)], {"mean": c.per_layer}, {"mean": c.per_layer}, [1.0, 2.0])),
+    "task_measures.spearman_resampling: 2.5 pairs": Case(lambda c: tm.spearman_resampling(2.5)),
+    "task_measures.correlation_scored: gold of another length": Case(
+        lambda c: tm.correlation_scored(c.x, c.y, [1.0, 2.0], tm.spearman_resampling(20))),
+    "task_measures.correlation_scored: unknown correction": Case(
+        lambda c: tm.correlation_scored(c.x, c.y, np.arange(20.0), tm.spearman_resampling(20), "zca")),
+    # which model for my data
+    "model_choice.rank_models: None": Case(lambda c: mc.rank_models(None, c.labels)),
+    "model_choice.rank_models: no cells": Case(lambda c: mc.rank_models({"a": {}}, c.labels)),
+    "model_choice.rank_models: a layer of -1": Case(lambda c: mc.rank_models({"a": {("mean", -1): c.x}}, c.labels)),
+    "model_choice.rank_models: NaN vectors": Case(lambda c: mc.rank_models({"a": {("mean", 1): nan_rows(20)}}, c.labels)),
+    "model_choice.rank_models: texts of another length": Case(
+        lambda c: mc.rank_models({"a": {("mean", 1): c.x}, "b": {("mean", 1): c.x[:10]}}, c.labels)),
+    "model_choice.rank_models: no labels": Case(lambda c: mc.rank_models({"a": {("mean", 1): c.x}})),
+    "model_choice.rank_models: pairs None": Case(lambda c: mc.rank_models({"a": {("mean", 1): c.x}}, measure="spearman")),
+    "model_choice.rank_models: pairs a string": Case(
+        lambda c: mc.rank_models({"a": {("mean", 1): c.x}}, pairs="abc", measure="spearman")),
+    "model_choice.rank_models: a row out of range": Case(
+        lambda c: mc.rank_models({"a": {("mean", 1): c.x}}, pairs=([0] * 5, [20] * 5, range(5)), measure="spearman")),
+    "model_choice.probe_cells: None": Case(lambda c: mc.probe_cells(None, c.labels, tm.probe_plan(c.labels))),
+    "model_choice.probe_cells: 10 vectors, 20 labels": Case(
+        lambda c: mc.probe_cells([c.x, c.x[:10]], c.labels, tm.probe_plan(c.labels))),
+    "model_choice.probe_cells: plan None": Case(lambda c: mc.probe_cells([c.x], c.labels, None)),
+    "model_choice.probe_cells: jobs 0": Case(lambda c: mc.probe_cells([c.x], c.labels, tm.probe_plan(c.labels), 0)),
     # task measures
     "task_measures.probe_plan: None": Case(lambda c: tm.probe_plan(None)),
     "task_measures.probe_plan: a string": Case(lambda c: tm.probe_plan("aabb")),
