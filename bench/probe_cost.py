@@ -1,14 +1,23 @@
-"""Cost of the Task measures page's probe grid on a large labelled corpus, cell by cell.
+"""Cost of the probe on a large labelled corpus: the Task measures page's grid cell by cell, or (``--compare``)
+two models' cells one at a time beside ``model_choice.probe_cells``, in one run.
 
-    .venv/bin/python bench/probe_cost.py [--rows 5000]
+    .venv/bin/python bench/probe_cost.py [--rows 5000]                  (make bench-probe)
+    .venv/bin/python bench/probe_cost.py --compare [--rows 2000]
 
-Encodes ``--rows`` texts made from the built-in news topics (each with a number, so none repeats), then
-times the stated probe (``task_measures.probe``) on every cell the page shows first: mean, cls and max at
-every layer. Prints the encoding time, the median and total probe time, and the budget they set.
+Encodes ``--rows`` texts made from the built-in news topics (each with a number, so none repeats). Without
+``--compare``, times the stated probe (``task_measures.probe``) on every cell the Task measures page shows first
+(mean, cls and max at every layer of the bundled model) and prints the encoding time, the median and total probe
+time. With ``--compare`` (2,000 texts unless ``--rows`` says), the labels are 8 classes (each of the 4 topics split
+in two), the texts are encoded on the bundled model and its untrained twin, and the probe of mean and [CLS] at
+every layer of both (2 × 14 cells, the Which model page's default) is timed first one cell after another as today,
+then through ``probe_cells`` (every core, one BLAS thread per probe; its time includes starting the worker
+processes). Prints both times with the load average around each (the machine may be shared) and checks that
+every score is the same.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -20,13 +29,22 @@ sys.path[:0] = [str(ROOT)]
 from bertviz_core import load_encoder  # noqa: E402
 from bertviz_core.corpora import news_topics  # noqa: E402
 from bertviz_core.measures.pooling_grid import cell_vectors, grid_cells  # noqa: E402
-from bertviz_core.measures.task_measures import DEFAULT_STRATEGIES, probe  # noqa: E402
+from bertviz_core.measures.task_measures import DEFAULT_STRATEGIES, probe, probe_plan  # noqa: E402
+from bertviz_core.model.models import UNTRAINED_TWIN  # noqa: E402
+from bertviz_core.model_choice import probe_cells  # noqa: E402
+
+COMPARED = ("mean", "cls")  # the Which model page's default cells, at every layer
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=5000)
+    parser.add_argument("--rows", type=int)
+    parser.add_argument("--compare", action="store_true", help="two models' cells, one at a time and on every core")
     args = parser.parse_args()
+    if args.compare:
+        compare(args.rows or 2000)
+        return
+    args.rows = args.rows or 5000
     news = news_topics()
     texts = [f"{news.text[i % len(news)]} ({i})" for i in range(args.rows)]
     labels = [news.label[i % len(news)] for i in range(args.rows)]
@@ -43,6 +61,39 @@ def main() -> None:
         times.append(time.perf_counter() - start)
     print(f"{args.rows:,} texts: encoding {encoded:.1f} s; probe of {len(cells)} cells: median {statistics.median(times):.2f} s "
           f"a cell (max {max(times):.2f}), {sum(times):.1f} s in all")
+
+
+def load() -> str:
+    return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def compare(rows: int) -> None:
+    """Two models' probe cells, one at a time and then through ``probe_cells``, on the same vectors."""
+    news = news_topics()
+    texts = [f"{news.text[i % len(news)]} ({i})" for i in range(rows)]
+    # 8 classes: each topic split in two by the text's place in the corpus (160 texts, an even count, so a text
+    # keeps its class however often it repeats)
+    labels = [f"{news.label[i % len(news)]}-{i % len(news) % 2}" for i in range(rows)]
+    cells = []
+    for model in (None, UNTRAINED_TWIN):
+        encoder = load_encoder(model, device="cpu")
+        start = time.perf_counter()
+        pooled = encoder.embed(texts, list(COMPARED))
+        print(f"{encoder.info.name}: {rows:,} texts encoded in {time.perf_counter() - start:.1f} s")
+        cells += [pooled[s][:, layer] for s in COMPARED for layer in range(encoder.info.num_layers + 1)]
+    plan = probe_plan(labels)
+    print(f"{len(cells)} cells, {len(set(labels))} classes, {os.cpu_count()} cores; {load()}")
+    start = time.perf_counter()
+    before = [probe(x, labels, plan) for x in cells]
+    old = time.perf_counter() - start
+    print(f"one cell at a time (today): {old:6.1f} s, {old / len(cells):.2f} s a cell; {load()}")
+    start = time.perf_counter()
+    after = probe_cells(cells, labels, plan)
+    new = time.perf_counter() - start
+    print(f"probe_cells, every core:    {new:6.1f} s, {new / len(cells):.2f} s a cell; {load()}")
+    print(f"{old / new:.1f}x faster; every score the same: {after == before}")
+    if after != before:
+        raise SystemExit("probe_cells changed a score")
 
 
 if __name__ == "__main__":
