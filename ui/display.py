@@ -26,8 +26,9 @@ T = TypeVar("T")
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
 # GFM turns bare URLs, www. names and e-mail addresses into links, escaped or not. An invisible word
-# joiner (U+2060) where the autolink rule looks breaks it; the text still reads the same.
-_AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=w)(?=ww\.)|(?=@)")
+# joiner (U+2060) where the autolink rule looks breaks it; the text still reads the same. An @ gets one only
+# before a dotted name, as an address's domain is: a stored column ("mean@6") is copied as it reads.
+_AUTOLINK = re.compile(r"(?i)(?<=:)(?=//)|(?<=w)(?=ww\.)|(?=@[\w-]+\.[\w-])")
 
 
 def literal(text: str) -> str:

@@ -4,6 +4,7 @@ not list; ``open_offered`` says what is wrong with a listed store (unfinished, d
 """
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ from bertviz_core.precompute.layout import MANIFEST, read_json
 from bertviz_core.precompute.reader import VectorStore, open_store
 
 SETTING = "BERTVIZ_CORPORA"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -48,8 +50,10 @@ def offered_stores(setting: str | None = None) -> dict[str, OfferedStore]:
         folder = Path(entry).expanduser()
         name = folder.resolve().name
         if name in offered:
-            raise ValueError(f"{SETTING} lists two stores named {name!r} ({offered[name].folder} and {folder}): "
-                             "a visitor picks a store by its folder's name, so give them different names.")
+            # the folders go to the server's log only: a visitor sees this message, and no server path
+            log.error("%s lists two stores named %r: %s and %s", SETTING, name, offered[name].folder, folder)
+            raise ValueError(f"{SETTING} lists two stores named {name!r}: a visitor picks a store by its folder's "
+                             "name, so give them different names (the server's log names both folders).")
         offered[name] = OfferedStore(name, folder, _title(name, folder))
     return offered
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from bertviz_core.precompute.reader import VectorStore
 
 STORE_CODE = ("import pandas as pd\n"
-              "store = {folder!r}   # made by: python -m bertviz_core precompute\n"
+              "store = {folder!r}   # the store's folder, made by: python -m bertviz_core precompute\n"
               "texts = pd.read_parquet(store + '/rows.parquet')['text'].tolist()\n")
 
 
@@ -59,7 +59,7 @@ def store_source(key: str, url_path: str, built_in: str, with_labels: bool, min_
     if texts < min_texts:
         refuse_store(f"The store {name} holds {texts:,} text(s); this page needs at least {min_texts:,}{why}.")
         return None
-    return Corpus((), None, STORE_CODE.format(folder=str(store.folder)), store=store, name=name)
+    return Corpus((), None, STORE_CODE.format(folder=name), store=store, name=name)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -142,7 +142,7 @@ def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k:
         "The store's tokens whose hidden states lie nearest to your token's, at two of the layers the store keeps "
         f"every token of, by {metric}.  \nLow layers group a token with the same word wherever it stands; higher "
         "layers with tokens in similar contexts: the store was computed once, and only your sentence runs here.",
-        recipes.store_tokens(active_info(), str(store.folder), sentence, token, tuple(chosen), k, metric))
+        recipes.store_tokens(active_info(), corpus.name, sentence, token, tuple(chosen), k, metric))
     st.caption(f"By {metric} ({METRICS[metric].note}). " + literal(token_search_note(store, chosen[0], metric))
                + " The token is between « »; tokens of your "
                "sentence's own copies in the store are left out.")
@@ -202,7 +202,7 @@ def sentences_view(corpus: Corpus, sentence: str, k: int, metric: str, key: str)
         f" lie nearest to your sentence's, by {metric}; the store's vectors were computed once, in advance.  \n"
         "Only your sentence runs through the model here: the store is read from disk, so a million sentences "
         "answer as fast as a hundred.",
-        recipes.store_sentences(info, str(store.folder), column_name(strategy, layer), sentence,
+        recipes.store_sentences(info, corpus.name, column_name(strategy, layer), sentence,
                                 POOLINGS[strategy].code, layer, k, metric),
     )
     st.caption(f"By {metric} ({METRICS[metric].note}). " + literal(search_note(store, strategy, layer, metric))
