@@ -5,8 +5,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 PYTEST := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
-# make test-fast's workers (pytest-xdist), one per core. The whole suite stays in one process: with two workers its
-# browser tests ran many times slower on two cores (docs/performance.md, "The suite's time").
+# The tests' workers (pytest-xdist), one per core; they share one app server (conftest's ``server``) and each
+# drives its own chromium. The Ray tests run in one worker (their xdist_group): one local Ray.
 TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: run test test-fast browser screenshots
@@ -25,7 +25,7 @@ browser:
 	  echo "chromium is not installed and cannot be installed without root: browser tests will be skipped"
 
 test: $(VENV)/.installed browser
-	$(PYTEST) --durations=25
+	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 test-fast: $(VENV)/.installed
 	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup -m "not browser"

@@ -6,7 +6,7 @@ import base64
 import json
 import os
 import re
-from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 # Under pytest-xdist each worker takes its share of the cores, for its own threads and for the app servers and
@@ -27,6 +27,12 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # No background warm-up in AppTest or the test servers: its model runs would land in the tests' counts.
 os.environ.setdefault("BERTVIZ_WARM_UP", "0")
+
+# Every AppTest scans the installed packages' metadata for Streamlit components (about 0.5 s, 400 times a suite);
+# the installed packages cannot change while the tests run, so one scan serves them all.
+import streamlit.components.v2.manifest_scanner as _manifest_scanner  # noqa: E402
+
+_manifest_scanner.scan_component_manifests = cache(_manifest_scanner.scan_component_manifests)
 
 from call_counter import counting_model_runs  # noqa: E402
 from model_family import EXTRAS, FAMILY, build_family  # noqa: E402
@@ -184,13 +190,49 @@ def screen_150(browser):  # noqa: ANN001, ANN201 - a playwright Browser in, a Pa
     context.close()
 
 
-@pytest.fixture(scope="session")
-def server() -> Iterator[str]:
-    """The app served by ``streamlit run`` for the real-browser tests of a session (of a test worker)."""
-    from live_app import running_app
+# Where the session's app server is written down (url, pid): a folder the controlling pytest process makes, which
+# its test workers (pytest-xdist) inherit through the environment, so that they all share one server.
+SHARED_SERVER = "BERTVIZ_TEST_SERVER_DIR"
 
-    with running_app() as app:
-        yield app.url
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the controlling process (or the only one)
+        import tempfile
+
+        os.environ[SHARED_SERVER] = tempfile.mkdtemp(prefix="bertviz-server-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The controlling process stops the shared server once every worker is done with it."""
+    import shutil
+
+    from live_app import stop_app
+
+    folder = os.environ.get(SHARED_SERVER)
+    if hasattr(config, "workerinput") or not folder:
+        return
+    written = Path(folder) / "server.json"
+    if written.exists():
+        stop_app(json.loads(written.read_text())["pid"])
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def server() -> str:
+    """The app served by ``streamlit run`` for the real-browser tests: one server for the whole test session, all
+    test workers included (its caches warm once), started by the first test that needs it, stopped by
+    ``pytest_unconfigure``. It gets every core's threads, not a worker's share: it serves every worker."""
+    from filelock import FileLock
+    from live_app import start_app
+
+    written = Path(os.environ[SHARED_SERVER]) / "server.json"
+    with FileLock(str(written) + ".lock"):
+        if not written.exists():
+            cores = str(os.cpu_count() or 1)
+            app = start_app(env={threads: cores for threads in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                                                 "MKL_NUM_THREADS")})
+            written.write_text(json.dumps({"url": app.url, "pid": app.pid}))
+    return json.loads(written.read_text())["url"]
 
 
 @pytest.fixture(scope="session")

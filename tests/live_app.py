@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parents[1]
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
@@ -49,26 +51,56 @@ def running_app(script: str = "app.py", env: dict[str, str] | None = None, timeo
     """Serve ``script`` with streamlit on a free loopback port; yield its URL and pid; stop it afterwards. With
     ``log``, the server's output is written there; ``command`` is what python runs in place of ``-m streamlit``
     (bench/timed_streamlit.py times each script run)."""
-    port = free_port()
     sink = log.open("w") if log is not None else subprocess.DEVNULL
+    try:
+        app = start_app(script, env, timeout, sink, command)
+        try:
+            yield app
+        finally:
+            stop_app(app.pid)
+    finally:
+        if log is not None:
+            sink.close()
+
+
+def start_app(script: str = "app.py", env: dict[str, str] | None = None, timeout: float = 60,
+              sink: IO | int = subprocess.DEVNULL, command: tuple[str, ...] = ("-m", "streamlit")) -> LiveApp:
+    """``running_app``'s server, left running for ``stop_app``: the test session's shared server outlives the
+    test worker that starts it."""
+    port = free_port()
     proc = subprocess.Popen(
         [sys.executable, *command, "run", script, "--server.port", str(port),
          "--server.address", "127.0.0.1"],
         cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})}, stdout=sink, stderr=sink,
     )
-    url = f"http://127.0.0.1:{port}"
+    app = LiveApp(f"http://127.0.0.1:{port}", proc.pid)
     try:
-        wait_healthy(url, timeout)
-        yield LiveApp(url, proc.pid)
-    finally:
-        proc.terminate()
+        wait_healthy(app.url, timeout)
+    except RuntimeError:
+        stop_app(app.pid)
+        raise
+    return app
+
+
+def stop_app(pid: int, grace: float = 10) -> None:
+    """Stop the server ``pid``: terminate, and kill it when a busy one has not stopped within ``grace`` seconds
+    (never leave one running). It may be another process's child, so it is polled, and reaped when it is ours."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # a busy server can take longer to stop: never leave one running
-            proc.kill()
-            proc.wait()
-        if log is not None:
-            sink.close()
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return
+        deadline = time.time() + grace
+        while time.time() < deadline:
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    return
+            except ChildProcessError:  # not our child: its parent reaps it
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    return
+            time.sleep(0.1)
 
 
 def wait_healthy(url: str, timeout: float) -> None:

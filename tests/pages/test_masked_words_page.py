@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import APP, chart, charts, open_page, plotly_array, table
-from live_app import CHROMIUM, running_app, wait_idle
+from live_app import CHROMIUM, wait_idle
 from model_family import EXTRAS, FAMILY
 from page_checks import LONG, PageChecks, slider, typed
 from streamlit.testing.v1 import AppTest
@@ -130,27 +130,26 @@ def test_a_failed_switch_is_shown_under_the_button(present: bool) -> None:
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed (apt-get install chromium)")
-def test_a_failed_switch_in_a_browser_shows_next_to_the_button(browser) -> None:  # noqa: ANN001 - a Browser
+def test_a_failed_switch_in_a_browser_shows_next_to_the_button(browser, server: str) -> None:  # noqa: ANN001
     from playwright.sync_api import expect
 
     SHOTS.mkdir(exist_ok=True)
-    with running_app() as app:
-        for mode, query in (("normal", ""), ("present", "?present=true")):
-            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-            page.goto(f"{app.url}/masked_words{query}")
-            wait_idle(page)
-            button = page.get_by_role("button", name="Switch to bert-base-uncased")
-            button.click()
-            wait_idle(page)
-            error = page.locator("[data-testid='stMain'] [data-testid='stAlertContentError']")
-            expect(error).to_have_count(1)
-            expect(error).to_contain_text("bert-base-uncased could not be loaded")
-            below, above = error.bounding_box(), button.bounding_box()
-            assert 0 <= below["y"] - (above["y"] + above["height"]) < 80, (above, below)
-            assert page.locator(".st-key-mw_nearest .js-plotly-plot").count() == 1
-            assert page.locator("[data-testid='stException']").count() == 0
-            page.screenshot(path=str(SHOTS / f"failed_switch_{mode}.png"))
-            page.context.close()
+    for mode, query in (("normal", ""), ("present", "?present=true")):
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.goto(f"{server}/masked_words{query}")
+        wait_idle(page)
+        button = page.get_by_role("button", name="Switch to bert-base-uncased")
+        button.click()
+        wait_idle(page)
+        error = page.locator("[data-testid='stMain'] [data-testid='stAlertContentError']")
+        expect(error).to_have_count(1)
+        expect(error).to_contain_text("bert-base-uncased could not be loaded")
+        below, above = error.bounding_box(), button.bounding_box()
+        assert 0 <= below["y"] - (above["y"] + above["height"]) < 80, (above, below)
+        assert page.locator(".st-key-mw_nearest .js-plotly-plot").count() == 1
+        assert page.locator("[data-testid='stException']").count() == 0
+        page.screenshot(path=str(SHOTS / f"failed_switch_{mode}.png"))
+        page.context.close()
 
 
 def test_the_page_explains_a_model_without_the_head() -> None:
