@@ -9,11 +9,11 @@ model-family fixture against the core.
 
 ``common``: the load lines and shared snippets; ``views``: one text (tokens, hidden states, layer values,
 attention) and one word across texts; ``sentences``: pooling, comparison and the task measures; ``contexts``:
-Similar contexts; ``masked``: Masked words; ``models``: Compare models; ``pairs``: Why similar.
+Similar contexts; ``masked``: Masked words; ``models``: Compare models and Which model; ``pairs``: Why similar.
 """
 from bertviz_core.recipes.common import TRIM_CODE, load_lines, pooled_vectors
 from bertviz_core.recipes.contexts import BUILT_IN_CORPUS, similar_contexts, store_sentences, store_tokens
-from bertviz_core.recipes.models import compare_models, compare_models_words
+from bertviz_core.recipes.models import compare_models, compare_models_words, which_model
 from bertviz_core.recipes.pairs import pair_attribution
 from bertviz_core.recipes.masked import HEADS, masked_words, missing_head, nearest_embeddings
 from bertviz_core.recipes.sentences import (
@@ -34,4 +34,5 @@ from bertviz_core.recipes.views import attention, hidden_states, layer_values, t
 __all__ = ["BUILT_IN_CORPUS", "BUILT_IN_PAIRS_CODE", "HEADS", "NEWS_TOPICS_CODE", "TRIM_CODE", "UPLOADED_CODE", "UPLOADED_TEXTS_CODE",
            "attention", "compare_models", "compare_models_words", "compare_sentences", "correlation", "hidden_states", "layer_values", "load_lines",
            "masked_words", "missing_head", "nearest_embeddings", "pair_attribution", "pooled_vectors", "probe", "projection_map",
-           "sentence_pooling", "similar_contexts", "store_map", "store_measures", "store_sentences", "store_tokens", "tokenization", "word_similarity"]
+           "sentence_pooling", "similar_contexts", "store_map", "store_measures", "store_sentences", "store_tokens", "tokenization", "which_model",
+           "word_similarity"]

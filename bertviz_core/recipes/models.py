@@ -1,9 +1,12 @@
 """Compare models: two models' layers against each other by CKA, as the page computes them, in plain transformers
-and numpy."""
+and numpy; Which model: models × pooling × layer scored on one corpus, with each model's best cell."""
 from __future__ import annotations
 
 import textwrap
 
+from bertviz_core.measures.pooling import POOLINGS
+from bertviz_core.measures.similarity import SILHOUETTE_SAMPLE
+from bertviz_core.measures.task_measures import PROBE_CODE
 from bertviz_core.model.models import ModelInfo
 from bertviz_core.recipes.common import TRIM_CODE, load_lines
 
@@ -125,4 +128,57 @@ def compare_models_words(first: ModelInfo, second: ModelInfo, texts_code: str, d
         "matrix = np.array([[cka(a[:, i], b[:, j]) for j in range(b.shape[1])] for i in range(a.shape[1])])\n"
         "print(matrix.round(2))   # rows: model A's layers 0, 1, …; columns: model B's\n"
         + CONSTANT_NOTE
+    )
+
+
+def which_model(models: dict[str, tuple[ModelInfo, list[tuple[str, int]]]], corpus_code: str, measure: str,
+                folds: int) -> str:
+    """The Which model leaderboard: for each model (name: its info and its (strategy, layer) cells), the pooled
+    vectors of every cell, each scored by ``measure`` ("accuracy" or "macro-F1": the stated probe with the same
+    ``folds`` folds for every cell; "silhouette": cosine, on the sample the app scores larger corpora on), and
+    each model's best cell. ``corpus_code`` defines ``texts`` and ``labels``."""
+    strategies = sorted({strategy for _, cells in models.values() for strategy, _ in cells})
+    pooled = ", ".join(f"{s!r}: {POOLINGS[s].code}" for s in strategies)
+    loaders = "".join(_loader(f"load_{i}", info) for i, (info, _) in enumerate(models.values()))
+    runs = "".join(f"    ({name!r}, load_{i}, {cells!r}),\n" for i, (name, (_, cells)) in enumerate(models.items()))
+    if measure == "silhouette":
+        score = ("from sklearn.metrics import silhouette_score\n\n"
+                 f"def score(x):   # cosine; a corpus over {SILHOUETTE_SAMPLE:,} texts is scored on a fixed sample\n"
+                 f"    sample = {SILHOUETTE_SAMPLE} if len(x) > {SILHOUETTE_SAMPLE} else None\n"
+                 "    return silhouette_score(x, labels, metric='cosine', sample_size=sample, random_state=0)\n")
+    else:
+        scoring = "accuracy" if measure == "accuracy" else "f1_macro"
+        score = (PROBE_CODE + "\n"
+                 "keep = [labels.count(label) >= 2 for label in labels]   # a class of one text is left out: it "
+                 "cannot be both trained on and tested\n"
+                 "texts, labels = [t for t, k in zip(texts, keep) if k], [lab for lab, k in zip(labels, keep) if k]\n"
+                 f"folds = StratifiedKFold({folds}, shuffle=True, random_state=0)   # the same folds for every cell\n\n"
+                 "def score(x):\n"
+                 "    probe = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000))\n"
+                 f"    return cross_validate(probe, x, labels, cv=folds, scoring={scoring!r})['test_score'].mean()\n")
+    return (
+        "import numpy as np\nimport torch\n\n\n" + loaders
+        + "def cell_vectors(tokenizer, model, texts, cells):\n"
+        "    \"\"\"{(strategy, layer): (texts, hidden)} for the given cells.\"\"\"\n"
+        "    found = {cell: [] for cell in cells}\n"
+        "    for text in texts:\n"
+        "        inputs = tokenizer(text, return_tensors='pt', truncation=True)\n"
+        "        with torch.no_grad():\n"
+        "            outputs = model(**inputs, output_hidden_states=True)\n"
+        "        states = torch.stack(outputs.hidden_states)[:, 0]   # (layers+1, tokens, hidden)\n"
+        f"        pooled = {{{pooled}}}   # (layers+1, hidden), or (hidden,) for a strategy without layers\n"
+        "        for strategy, layer in cells:\n"
+        "            vector = pooled[strategy][layer] if pooled[strategy].dim() == 2 else pooled[strategy]\n"
+        "            found[(strategy, layer)].append(vector.numpy())\n"
+        "    return {cell: np.stack(v).astype(np.float64) for cell, v in found.items()}\n\n\n"
+        + corpus_code + score + "\n"
+        "scores = {}   # (model, strategy, layer): score\n"
+        "for name, load, cells in [\n" + runs + "]:\n"
+        "    for (strategy, layer), x in cell_vectors(*load(), texts, cells).items():\n"
+        "        scores[(name, strategy, layer)] = score(x)\n"
+        "leaderboard = {}   # each model's best cell\n"
+        "for (name, strategy, layer), value in sorted(scores.items(), key=lambda item: -item[1]):\n"
+        "    leaderboard.setdefault(name, (strategy, layer, value))\n"
+        "for name, (strategy, layer, value) in leaderboard.items():\n"
+        f"    print(f'{{name}}: {{strategy}} at layer {{layer}}, {measure} {{value:.3f}}')\n"
     )

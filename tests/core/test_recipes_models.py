@@ -50,3 +50,28 @@ def test_the_word_recipe_gives_the_pages_matrix(family_encoders: dict[str, Encod
     assert full.left_out > 0
     code = recipes.compare_models_words(bert.info, roberta.info, f"texts = {texts!r}\n", debiased, 10_000)
     np.testing.assert_allclose(run(code)["matrix"], cka_matrix(full.first, full.second, debiased), atol=1e-5)
+
+
+@pytest.mark.parametrize("measure", ["macro-F1", "silhouette"])  # accuracy differs from macro-F1 by its scoring name
+def test_the_which_model_recipe_gives_the_leaderboards_scores(bundled: Encoder, measure: str) -> None:
+    from bertviz_core.corpora import news_topics
+    from bertviz_core.model_choice import rank_models
+
+    news = news_topics().iloc[::4]  # 40 texts, 10 a topic: five folds
+    texts, labels = list(news["text"]), list(news["label"])
+    twin = load_encoder(UNTRAINED_TWIN, device="cpu")
+    cells = {bundled.info.name: (bundled, [("mean", 3), ("cls", 6)]), "twin": (twin, [("mean", 3), ("max", 0)])}
+    code = recipes.which_model({name: (enc.info, chosen) for name, (enc, chosen) in cells.items()},
+                               f"texts, labels = {texts!r}, {labels!r}\n", measure, 5)
+    vectors = {}
+    for name, (enc, chosen) in cells.items():
+        pooled = enc.embed(texts, sorted({s for s, _ in chosen}))
+        vectors[name] = {(s, layer): pooled[s][:, layer] for s, layer in chosen}
+    table = rank_models(vectors, labels=labels, measure=measure).table
+    found = run(code)
+    assert set(found["scores"]) == set(zip(table.model, table.strategy, table.layer))
+    for row in table.itertuples():
+        assert found["scores"][(row.model, row.strategy, row.layer)] == pytest.approx(row.score, abs=1e-5)
+    for name in cells:  # the leaderboard: each model's best cell
+        best = table[table.model == name].iloc[0]
+        assert found["leaderboard"][name][:2] == (best.strategy, best.layer)
