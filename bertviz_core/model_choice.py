@@ -26,6 +26,7 @@ import bertviz_core.checks as checks
 import bertviz_core.measures.uncertainty as uncertainty
 from bertviz_core.figures import layer_label
 from bertviz_core.measures.pooling_grid import silhouette_resampling, score_cell
+from bertviz_core.measures.similarity import unscorable
 from bertviz_core.measures.task_measures import (ProbePlan, ProbeScore, correlation_scored, probe, probe_chance,
                                                  probe_plan, spearman_resampling)
 from bertviz_core.measures.uncertainty import Resampling, Scored, Verdict
@@ -71,13 +72,11 @@ def rank_models(vectors: Mapping[str, Mapping[Key, np.ndarray]], labels: Sequenc
         raise ValueError(f"The {measure} needs labels, one per text ({n:,}).")
     elif measure == "silhouette":
         labels = checks.labels(labels, count=n)
-        results = {key: score_cell(x, labels) for key, x in cells.items()}
-        texts = next((len(r.per_text) for r in results.values() if r.per_text is not None), None)
-        if texts is None:
+        if unscorable(labels):
             raise ValueError("No class has two texts, or every text has the same label: there is no separation to "
                              "score. Choose another label column.")
-        resampling = silhouette_resampling(texts)
-        scored = {key: result.scored(resampling) for key, result in results.items()}
+        resampling = silhouette_resampling(n)  # larger corpora are scored on a fixed sample, the same for every cell
+        scored = {key: score_cell(x, labels).scored(resampling) for key, x in cells.items()}
         name, notes = "silhouette (cosine)", ()
     else:
         labels = checks.labels(labels, count=n)

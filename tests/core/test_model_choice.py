@@ -146,7 +146,7 @@ def test_the_model_family_fixture_is_ranked_by_the_stated_protocol(family_encode
 
 
 def test_the_probe_on_every_core_gives_the_probes_numbers_exactly(models: dict, labels: list[str]) -> None:
-    cells = list(models["MiniLM"].values()) + list(models["twin"].values())
+    cells = list(models["MiniLM"].values())[1:] + list(models["twin"].values())[1:]
     plan = probe_plan(labels)
     assert probe_cells(cells, labels, plan, jobs=2) == [probe(x, labels, plan) for x in cells]
     assert probe_cells(cells[:2], labels, plan, jobs=1) == [probe(x, labels, plan) for x in cells[:2]]
