@@ -13,7 +13,7 @@ from bertviz_core.views.page_views import head_numbers, head_view, model_view_no
 from bertviz_core.words.tokens import pair_layout
 from ui import (
     attention_summary, attention_weights, chart, choose, cut_warning, download_csv, encoder, ensure_app_navigation,
-    head_label, int_slider, literal, model_input, model_key, open_head, OPENED, or_stop, teaching_panel,
+    head_label, int_slider, literal, model_input, model_key, open_head, OPENED, or_stop, teaching_panel, text_bind,
 )
 
 ensure_app_navigation()
@@ -25,10 +25,10 @@ TABS = ["Head view", "Model view", "Statistics", "From one token"]
 
 
 st.title("🔦 Attention")
-text = st.text_area("Text", TUTORIAL, key="at_text", bind="query-params", max_chars=50_000, height=80)
+text = st.text_area("Text", TUTORIAL, key="at_text", bind=text_bind("at_text"), max_chars=50_000, height=80)
 pair_text = st.text_input(f"Optional second sentence (a pair: {pair_layout(model_input(model_key(), 'A', 'B'))})", "",
                           key="at_pair",
-                          bind="query-params", max_chars=50_000)
+                          bind=text_bind("at_pair"), max_chars=50_000)
 if not text.strip():
     st.info("Type a text above: every head of every layer shows how its tokens attend to each other.")
     st.stop()

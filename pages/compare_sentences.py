@@ -13,7 +13,7 @@ from bertviz_core.words.tokens import pair_layout
 from ui import (
     chart, choose, columns, compared, corpus_digest, corpus_lengths, cut_warning, download_csv, embed_corpus,
     encode_texts, encoder, ensure_app_navigation, int_slider, literal, model_input, model_key, ranking_store_view,
-    table, teaching_panel,
+    table, teaching_panel, text_bind,
 )
 
 ensure_app_navigation()
@@ -31,7 +31,7 @@ info = loaded.info
 num_layers = info.num_layers
 
 st.title("⚖️ Compare sentences")
-raw = st.text_area("Sentences, one per line", EXAMPLE, key="cs_texts", bind="query-params", height=160,
+raw = st.text_area("Sentences, one per line", EXAMPLE, key="cs_texts", bind=text_bind("cs_texts"), height=160,
                    max_chars=100_000)
 available = supported_strategies(info.has_pooler)
 c1, c2, c3 = st.columns(3)

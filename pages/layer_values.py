@@ -9,7 +9,7 @@ from bertviz_core.model.lengths import cut_note
 from bertviz_core.views.page_views import layer_numbers, state_count
 from ui import (
     chart, choose, columns, cut_warning, detached, download_csv, encode_texts, encoder, ensure_app_navigation,
-    int_slider, model_key, table, teaching_panel,
+    int_slider, model_key, table, teaching_panel, text_bind,
 )
 
 ensure_app_navigation()
@@ -19,7 +19,7 @@ info = encoder().info
 num_layers = info.num_layers
 states_per_token = state_count(num_layers)
 st.title("📊 Layer values")
-text = st.text_area("Text", TUTORIAL, key="lv_text", bind="query-params", max_chars=50_000, height=80)
+text = st.text_area("Text", TUTORIAL, key="lv_text", bind=text_bind("lv_text"), max_chars=50_000, height=80)
 if not text.strip():
     st.info("Type a text above: its tokens' hidden states appear here, layer by layer.")
     st.stop()

@@ -11,7 +11,7 @@ from bertviz_core.views.page_views import every_guess, mask_names, miswritten_no
 from ui import (
     active_info, chart, choose, columns, cut_warning, download_csv, encoder, ensure_app_navigation, int_slider,
     literal, masked_lens, masks, model_input, model_key, nearest_embeddings, offer_model, or_stop, table,
-    teaching_panel,
+    teaching_panel, text_bind,
 )
 
 ensure_app_navigation()
@@ -45,12 +45,12 @@ mode = st.radio("Input", MODES, horizontal=True, key="mw_mode", bind="query-para
 hidden_by_position: dict[int, int] = {}
 if mode == MODES[0]:
     text = st.text_area("Text", f"The man went to the {mask_token} to buy milk.", key="mw_text",
-                        bind="query-params", max_chars=50_000, height=80)
+                        bind=text_bind("mw_text"), max_chars=50_000, height=80)
     st.caption(literal(f"This model's mask is {mask_token}, written exactly so: each tokenizer has its own "
                        "(BERT's [MASK], RoBERTa's <mask>)."))
 else:
     sentence = st.text_input("Sentence", "The man went to the store to buy milk.", key="mw_sentence",
-                             bind="query-params", max_chars=50_000)
+                             bind=text_bind("mw_sentence"), max_chars=50_000)
     if not sentence.strip():
         st.info("Type a sentence above, then pick the word to mask.")
         st.stop()

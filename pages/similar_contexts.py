@@ -15,7 +15,7 @@ from ui import (
     chart, choose, columns, contextuality_view, corpus_contextuality, corpus_digest, corpus_lengths, corpus_source,
     cut_warning, download_csv, embed_corpus, encode_texts, encoder, ensure_app_navigation, int_slider, literal,
     measures_view, model_input, model_key, neighbour_summary, or_stop, sentence_neighbours, store_view, table,
-    teaching_panel, token_index, token_neighbours, with_progress,
+    teaching_panel, token_index, token_neighbours, with_progress, text_bind,
 )
 
 ensure_app_navigation()
@@ -32,7 +32,7 @@ texts, corpus_code = corpus.texts, corpus.code
 if corpus.store is None:
     corpus_id = corpus_digest(texts)
     cut_warning(cut_note(info.max_length, corpus_lengths(model_key(), corpus_id, texts).dropped, "corpus sentence"))
-sentence = st.text_input("Your sentence", TUTORIAL, key="sc_text", bind="query-params", max_chars=5_000)
+sentence = st.text_input("Your sentence", TUTORIAL, key="sc_text", bind=text_bind("sc_text"), max_chars=5_000)
 if not sentence.strip():
     st.info("Type a sentence above, then pick one of its tokens: the corpus shows where else the model puts it.")
     st.stop()

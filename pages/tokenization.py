@@ -20,7 +20,7 @@ from ui import (
     table,
     teaching_panel,
     tokenize_text,
-    vocabulary,
+    vocabulary, text_bind,
 )
 
 ensure_app_navigation()
@@ -29,9 +29,9 @@ loaded = encoder()
 info = loaded.info
 st.title("🧩 Tokenization")
 
-text = st.text_area("Text", TUTORIAL, key="tok_text", bind="query-params", max_chars=50_000, height=90)
-pair = st.text_input("Optional second sentence (makes a sentence pair)", "", key="tok_pair", bind="query-params",
-                     max_chars=50_000)
+text = st.text_area("Text", TUTORIAL, key="tok_text", bind=text_bind("tok_text"), max_chars=50_000, height=90)
+pair = st.text_input("Optional second sentence (makes a sentence pair)", "", key="tok_pair",
+                     bind=text_bind("tok_pair"), max_chars=50_000)
 pair = pair or None
 
 unpadded = tokenize_text(model_key(), text, pair, None)

@@ -15,7 +15,7 @@ from bertviz_core.views.token_pairs import (
 )
 from ui import (
     attribution, attribution_code, chart, columns, cut_notice, download_csv, encoder, ensure_app_navigation,
-    int_slider, maxsim, model_key, model_of, or_stop, table, teaching_panel,
+    int_slider, maxsim, model_key, model_of, or_stop, table, teaching_panel, text_bind,
 )
 
 ensure_app_navigation()
@@ -23,8 +23,9 @@ ensure_app_navigation()
 info = encoder().info
 st.title("🔗 Why similar?")
 c1, c2 = columns(2)
-first = c1.text_area("First text", DEFAULT_PAIR[0], key="wy_first", bind="query-params", height=90, max_chars=5_000)
-second = c2.text_area("Second text", DEFAULT_PAIR[1], key="wy_second", bind="query-params", height=90,
+first = c1.text_area("First text", DEFAULT_PAIR[0], key="wy_first", bind=text_bind("wy_first"), height=90,
+                     max_chars=5_000)
+second = c2.text_area("Second text", DEFAULT_PAIR[1], key="wy_second", bind=text_bind("wy_second"), height=90,
                       max_chars=5_000)
 s1, s2, s3, s4 = columns(4)
 strategy = s1.selectbox("Pooling", PAIR_STRATEGIES, index=PAIR_STRATEGIES.index("mean"), key="wy_strategy",

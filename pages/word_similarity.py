@@ -29,7 +29,7 @@ from bertviz_core.words.word_vectors import (
 from ui import (
     apply_preset, chart, corpus_digest, cut_warning, detached, download_csv, encode_texts, encoder,
     ensure_app_navigation, keep_senses_in_link, literal, model_key, or_stop, OWN, shared_senses, table,
-    teaching_panel, texts_edited, word_occurrences,
+    teaching_panel, texts_edited, word_occurrences, text_bind,
 )
 
 ensure_app_navigation()
@@ -45,7 +45,7 @@ preset_name = st.selectbox("Preset", [*PRESETS, OWN], key="ws_preset", bind="que
                                 "and the box says they are your own.")
 preset = PRESETS.get(preset_name)
 raw = st.text_area("Texts, one per line", "\n".join(preset.texts) if preset else "", key="ws_texts",
-                   bind="query-params", height=180, max_chars=50_000, on_change=texts_edited)
+                   bind=text_bind("ws_texts"), height=180, max_chars=50_000, on_change=texts_edited)
 c1, c2 = st.columns(2)
 word_input = c1.text_input("Word", preset.word if preset else "", key="ws_word", bind="query-params", max_chars=100,
                            on_change=texts_edited)

@@ -21,7 +21,7 @@ from ui.layout.present import (
     columns,
 )
 from ui.links import (
-    forget_shared_senses, PRESENT, presentation_style, presenting, set_shared_senses, shared_senses,
+    forget_shared_senses, PRESENT, presentation_style, presenting, set_shared_senses, shared_senses, text_bind,
 )
 from ui.page_parts.compare_models import (
     aligned_pair, comparison_code, cut_warnings, identities, layer_comparison, match_evidence, pick_model_b,
@@ -81,6 +81,7 @@ __all__ = [
     "PRESENT", "presentation_style", "presenting", "probe_cell", "probe_grids_view", "probe_store_view",
     "progress_over", "ranking_store_view", "refuse", "remembered_failure", "result_store", "scatter_grid",
     "score_grid_view", "sentence_neighbours", "set_shared_senses", "shared_senses", "show_in_picker",
-    "show_pairs_summary", "store_view", "strategy_label", "table", "teaching_panel", "texts_edited", "token_index",
+    "show_pairs_summary", "store_view", "strategy_label", "table", "teaching_panel", "text_bind", "texts_edited",
+    "token_index",
     "token_neighbours", "tokenization_table", "tokenize_text", "vocabulary", "with_progress", "word_occurrences",
 ]

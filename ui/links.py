@@ -5,13 +5,20 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-
 from ui.layout import present
 
 
-
-
 MAX_LINK_VALUE = 2000  # characters of one setting in a shared link; longer texts stay out of it
+
+
+def text_bind(key: str) -> str | None:
+    """``bind`` for the text widget keyed ``key``: "query-params" while its text fits a link, None once it is
+    longer than ``MAX_LINK_VALUE``, so that the address bar keeps the rule the shared link keeps (``share_link``):
+    Streamlit takes an unbound widget's value out of the URL, and the widget's identity, hence its text, does not
+    depend on ``bind``. A link that brings a longer text is read (the widget holds no text before its first run) and
+    leaves the address bar at the next run."""
+    text = st.session_state.get(key, "")
+    return None if isinstance(text, str) and len(text) > MAX_LINK_VALUE else "query-params"
 
 
 def share_link() -> tuple[str, list[str]]:
