@@ -125,11 +125,15 @@ def test_a_model_listed_twice_ties_with_itself(models: dict, labels: list[str], 
         assert list(first[column]) == list(again[column])
 
 
-@pytest.mark.parametrize("measure", ["accuracy", "macro-F1", "silhouette"])
+@pytest.mark.parametrize("measure", ["accuracy", "macro-F1", "silhouette", "spearman"])
 def test_random_vectors_are_never_best(models: dict, labels: list[str], measure: str) -> None:
     rng = np.random.default_rng(2)
     noise = {cell: rng.normal(size=x.shape).astype(np.float32) for cell, x in models["MiniLM"].items()}
-    ranking = rank_models({"random": noise, **models}, labels=labels, measure=measure)
+    pairs = None
+    if measure == "spearman":  # gold scores the topics give: 5 for two texts of one topic, 0 for two of different
+        first, second = rng.integers(0, 160, 80), rng.integers(0, 160, 80)
+        pairs = (first, second, [5.0 * (labels[a] == labels[b]) for a, b in zip(first, second)])
+    ranking = rank_models({"random": noise, **models}, labels=labels, pairs=pairs, measure=measure)
     assert not ranking.table[ranking.table.model == "random"].best.any()
     assert "random" not in {model for model, _ in ranking.verdict.cells}
 
