@@ -56,7 +56,7 @@ def rank_models(vectors: Mapping[str, Mapping[Key, np.ndarray]], labels: Sequenc
     ``{(strategy, layer): (n, dim) array}``, the same n texts in the same order for every model. ``measure``:
     "accuracy" or "macro-F1" (the stated probe), "silhouette" (cosine), all with ``labels`` (n,); or "spearman" of
     each pair's cosine with its gold score, ``pairs=(first_rows, second_rows, gold)``: (pairs,) row indexes into the
-    n texts and (pairs,) scores, after ``correction`` ("none", "mean-center", "whiten") fitted on the pairs' distinct
+    n texts and (pairs,) scores, after ``correction`` ("none", "mean-centering", "whitening") fitted on the pairs' distinct
     texts. The probe runs ``jobs`` cells at once (default: one per core). ``ValueError`` saying what to change for
     vectors of different texts, a measure without its labels or pairs, or labels that cannot be probed."""
     measure = checks.choice(measure, "measure", MEASURES)

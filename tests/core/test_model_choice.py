@@ -20,7 +20,7 @@ from bertviz_core import load_encoder
 from bertviz_core.corpora import news_topics
 from bertviz_core.model.models import UNTRAINED_TWIN
 from bertviz_core.model_choice import COLUMNS, probe_cells, rank_models
-from bertviz_core.measures.task_measures import probe, probe_plan
+from bertviz_core.measures.task_measures import correlation, probe, probe_plan
 
 CELLS = [("mean", 0), ("mean", 3), ("cls", 6)]
 FAMILY_MODELS = ("bert", "roberta", "modernbert")
@@ -107,6 +107,12 @@ def test_spearman_is_scipys_on_the_pairs_cosines(models: dict) -> None:
                                                                                 abs=1e-5)
     assert ranking.verdict.unit == "pairs" and ranking.verdict.chance == 0.0
     assert not ranking.verdict.above_chance  # gold scores drawn at random: nothing correlates with them
+    whitened = rank_models(models, pairs=(first, second, gold), measure="spearman", correction="whitening")
+    rows = sorted(np.unique(np.concatenate([first, second]), return_index=True)[1])  # each distinct text once
+    x = models["MiniLM"][("mean", 3)]
+    expected = correlation(x[first], x[second], gold, "whitening", rows)  # Task measures' own, on the same pairs
+    assert row(whitened, "MiniLM", "mean", 3).score == pytest.approx(expected, abs=1e-12)
+    assert "Spearman ρ after whitening" in whitened.verdict.sentence
 
 
 @pytest.mark.parametrize("measure", ["accuracy", "silhouette", "spearman"])
