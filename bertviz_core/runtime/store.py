@@ -34,7 +34,11 @@ DEFAULT_SPILL_MB = 8192
 def map_arrays(value: Any, change: Callable[[np.ndarray], np.ndarray]) -> Any:
     """``value`` with each of its numpy arrays replaced by ``change(array)``. A result is a dict of arrays (a
     pooled corpus), a list of arrays (attention weights), a list of Encodings (their hidden states and pooler
-    outputs), a token index (its vectors) or an attention summary (its rollout and thumbnails)."""
+    outputs), a token index (its vectors), an attention summary (its rollout and thumbnails) or a pair attribution
+    (its matrix and the two texts' token vectors)."""
+    if hasattr(value, "first_vectors"):
+        return dataclasses.replace(value, matrix=change(value.matrix), first_vectors=change(value.first_vectors),
+                                   second_vectors=change(value.second_vectors))
     if hasattr(value, "vectors"):
         return dataclasses.replace(value, vectors=change(value.vectors))
     if hasattr(value, "rollout"):
@@ -46,7 +50,8 @@ def map_arrays(value: Any, change: Callable[[np.ndarray], np.ndarray]) -> Any:
         return [change(item) if isinstance(item, np.ndarray) else dataclasses.replace(
             item, hidden_states=change(item.hidden_states), pooler=None if item.pooler is None else change(item.pooler))
             for item in value]
-    raise ValueError("A stored result must be a dict of arrays, a list of arrays or of Encodings, or a TokenIndex; "
+    raise ValueError("A stored result must be a dict of arrays, a list of arrays or of Encodings, a TokenIndex, an "
+                     "AttentionSummary or a PairAttribution; "
                      f"it is {checks.shown(value)}.")
 
 

@@ -2,26 +2,18 @@
 lays them out."""
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING
 
-import cachetools
 import pandas as pd
 import streamlit as st
 
 from ui.picker import get_encoder
-from ui.results import model_of
+from ui.results import corpus_digest, model_of, result_store, shared
 
 if TYPE_CHECKING:
     from bertviz_core.measures.attribution import PairAttribution
     from bertviz_core.model.models import ModelInfo
 
-# Attributions of every session, by (model identity, texts, settings), bounded by their arrays' bytes: two
-# 20-token texts hold ~130 KB (each token's vector), two cut to 128 tokens ~0.9 MB; each took seconds.
-KEPT_BYTES = 16 << 20
-_KEPT: cachetools.LRUCache = cachetools.LRUCache(maxsize=KEPT_BYTES, getsizeof=lambda r: (
-    r.matrix.nbytes + r.first_vectors.nbytes + r.second_vectors.nbytes))
-_KEPT_LOCK = threading.Lock()
 STARTED = "wy_started"  # session state: the settings of the long attribution this session chose to start
 
 
@@ -39,9 +31,8 @@ def attribution(key: tuple[str, str], first: str, second: str, strategy: str, la
     from bertviz_core.measures.attribution import expected_seconds, pair_attribution
     from bertviz_core.views.token_pairs import duration, wait_note
 
-    entry = (model_of(key), first, second, strategy, layer, at_layer, steps, reference, cut)
-    with _KEPT_LOCK:
-        found = _KEPT.get(entry)
+    entry = ("attribution", model_of(key), corpus_digest((first, second)), strategy, layer, at_layer, steps, reference, cut)
+    found = result_store().get(entry)
     if found is not None:
         return found
     expected = ""
@@ -53,22 +44,25 @@ def attribution(key: tuple[str, str], first: str, second: str, strategy: str, la
             st.warning(note, icon="⏳")
             st.button("Start", key="wy_start", type="primary", on_click=_start, args=(entry,))
             st.stop()
-    bar = st.progress(0.0, text="Integrating along the path from the reference…") if show_progress else None
 
-    def progress(done: int, total: int) -> None:
-        if bar is not None:
-            bar.progress(min(done / total, 1.0),
-                         text=f"Integrating: {done:,} of {total:,} forward-mode passes{expected}")
+    def run() -> PairAttribution:
+        bar = st.progress(0.0, text="Integrating along the path from the reference…") if show_progress else None
 
-    try:
-        found = pair_attribution(get_encoder(*key), first, second, strategy, layer, steps, reference, at_layer,
-                                 cut, progress)
-    finally:
-        if bar is not None:
-            bar.empty()
-    with _KEPT_LOCK:
-        _KEPT[entry] = found
-    return found
+        def progress(done: int, total: int) -> None:
+            if bar is not None:
+                bar.progress(min(done / total, 1.0),
+                             text=f"Integrating: {done:,} of {total:,} forward-mode passes{expected}")
+
+        try:
+            return pair_attribution(get_encoder(*key), first, second, strategy, layer, steps, reference, at_layer,
+                                    cut, progress)
+        finally:
+            if bar is not None:
+                bar.empty()
+
+    # through the store every session shares: a second session asking for the same attribution meanwhile waits
+    # for the first one's result (``get_or_compute``) rather than running the model again beside it
+    return shared(entry, run)
 
 
 @st.cache_data(max_entries=64, show_spinner="Running the model on both texts…")
