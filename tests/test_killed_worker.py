@@ -59,3 +59,4 @@ def test_a_worker_killed_mid_job_says_so_on_the_page(
     assert killed_once.kills == 0, f"{entry.file} sent no job to the worker"
     assert not at.exception, at.exception
     assert any("stopped before it finished" in error.value for error in at.error), [e.value for e in at.error]
+    assert not at.get("progress")  # no bar left standing still above the message

@@ -67,11 +67,14 @@ def with_progress(label: str, run: Callable[[Callable[[int, int], None]], T]) ->
     does, and takes the bar with it: a worker process killed mid-job (``offload``) says so, rather than leaving a
     bar that no longer moves above Streamlit's exception box."""
     bar = st.empty()
-    try:
-        return or_stop(lambda: run(lambda done, total: bar.progress(
-            done / total, text=f"{label}: {done:,} of {total:,} texts")))
-    finally:
-        bar.empty()
+
+    def cleared() -> T:
+        try:
+            return run(lambda done, total: bar.progress(done / total, text=f"{label}: {done:,} of {total:,} texts"))
+        finally:
+            bar.empty()  # before or_stop's message: nothing the page draws once st.stop() is raised reaches it
+
+    return or_stop(cleared)
 
 
 def cut_warning(note: str | None) -> None:
