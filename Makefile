@@ -53,6 +53,10 @@ BENCH := latency:interaction_latency calls:model_calls cold:cold_start memory:me
 $(foreach b,$(BENCH),$(eval bench-$(firstword $(subst :, ,$(b))): $(VENV)/.installed browser ; \
 	HF_HUB_OFFLINE=1 $(PY) bench/$(lastword $(subst :, ,$(b))).py))
 bench: $(foreach b,$(BENCH),bench-$(firstword $(subst :, ,$(b))))
+# Two models' probe cells on 2,000 texts, one at a time beside every core (issue #49's "which model" cost).
+.PHONY: bench-probe-models
+bench-probe-models: $(VENV)/.installed
+	HF_HUB_OFFLINE=1 $(PY) bench/probe_cost.py --compare
 # The CUDA path (needs a GPU, so neither is part of `make test` or `make bench`): the core tests with their
 # encoders on the GPU, and the GPU's vectors against the CPU's with the throughput of each BATCH_LIMITS["cuda"].
 .PHONY: test-cuda bench-cuda

@@ -221,16 +221,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def server() -> str:
     """The app served by ``streamlit run`` for the real-browser tests: one server for the whole test session, all
     test workers included (its caches warm once), started by the first test that needs it, stopped by
-    ``pytest_unconfigure``. It gets every core's threads, not a worker's share: it serves every worker."""
+    ``pytest_unconfigure``. It takes the threads of the worker that starts it (its share of the cores): OpenMP
+    threads for every core beside busy workers wait busily and ran probe cells 9x slower."""
     from filelock import FileLock
     from live_app import start_app
 
     written = Path(os.environ[SHARED_SERVER]) / "server.json"
     with FileLock(str(written) + ".lock"):
         if not written.exists():
-            cores = str(os.cpu_count() or 1)
-            app = start_app(env={threads: cores for threads in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                                                 "MKL_NUM_THREADS")})
+            app = start_app()
             written.write_text(json.dumps({"url": app.url, "pid": app.pid}))
     return json.loads(written.read_text())["url"]
 
