@@ -325,13 +325,9 @@ def plotly_array(value: list | dict) -> np.ndarray:
     return np.asarray(value)
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests that drive a real browser (through the ``browser`` fixture, directly or not) are marked ``browser``, so
-    ``make test-fast`` can leave them out, and run in one xdist group: one worker and one chromium drive them while
-    the other workers take the rest. Two chromiums on two cores ran them slower than one (each composites its
-    pages in software, SwiftShader, and took a third of a core doing it)."""
+    ``make test-fast`` can leave them out."""
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
-            item.add_marker(pytest.mark.xdist_group("browser"))
