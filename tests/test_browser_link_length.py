@@ -15,7 +15,9 @@ from bertviz_core.views.page_registry import PAGES, PageEntry  # noqa: E402
 from ui.links import MAX_LINK_VALUE  # noqa: E402
 
 LONG = ("The river bank flooded after the storm. " * 65)[:2_600]
-BOXES = "[data-testid='stMain'] textarea, [data-testid='stMain'] input[type='text']"  # the page's, not the sidebar's
+# the page's text boxes, not the sidebar's, nor a selectbox's search field (an input of type text too, which a
+# rerun can replace under the cursor)
+BOXES = "[data-testid='stMain'] textarea, [data-testid='stMain'] input[type='text']:not([role='combobox'])"
 
 
 @pytest.mark.parametrize("entry", PAGES, ids=lambda entry: entry.title)
