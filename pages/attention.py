@@ -57,6 +57,7 @@ teaching_panel(
     "Heads specialise: some look at the previous or next token, some at [SEP] or [CLS], some at related words. "
     "The statistics measure that for every head at once.",
     recipes.attention(info, text, pair, layer, chosen_heads or [1], token),
+    key="attention",
 )
 with st.expander("Caveat: attention weights are not an explanation by themselves"):
     st.markdown(

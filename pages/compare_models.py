@@ -76,7 +76,8 @@ with d2:
     download_csv(comparison.rsa.reset_index(names="A layer"), "RSA table (CSV)", "rsa.csv", "cm_rsa_csv")
 with d3:
     download_csv(matches, "Most alike layers (CSV)", "most_alike_layers.csv", "cm_matches_csv")
-teaching_panel(titles.what, comparison_code(info_a, info_b, corpus, level, strategy, estimator))
+teaching_panel(titles.what, comparison_code(info_a, info_b, corpus, level, strategy, estimator),
+               key="compare_models")
 
 st.subheader("The same texts through both models")
 s1, s2 = columns(2)

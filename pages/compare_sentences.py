@@ -79,6 +79,7 @@ teaching_panel(
     "A model trained for sentence similarity (like the bundled one) removes most of this in its last layer only: "
     "compare the last layer with the ones below it.",
     recipes.compare_sentences(info, list(texts), pooling.code, layer, correction, axes, metric),
+    key="compare_sentences",
 )
 
 # Rows and columns are numbered, with the sentences in a key: long sentences must not squeeze the matrix.

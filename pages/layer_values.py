@@ -44,6 +44,7 @@ def explore(states, labels: list[str], text: str) -> None:
         f"{info.hidden_size} numbers.  \n"
         "Below: how those numbers are distributed, how that changes with depth, and which dimensions stand out.",
         recipes.layer_values(info, text, token, layer),
+        key="layer_values",
     )
 
     vector = states[layer, token]

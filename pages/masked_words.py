@@ -100,6 +100,7 @@ if not info.has_mlm_head:
         "Row 0, the embedding layer's output (the mask's word embedding plus its position's), mostly points at the "
         "mask itself; where later rows turn to words that fit the gap, the layers have written context there.",
         recipes.nearest_embeddings(info, text, mask, k),
+        key="nearest_embeddings",
     )
     st.subheader(f"Nearest input word embeddings to each {mask_token}, layer by layer")
     chart(figures.guess_grid_figure(near.top_tokens[:, :k], near.cosines[:, :k],
@@ -137,6 +138,7 @@ teaching_panel(
     "The logit lens applies the same head to the hidden state after every layer, so the grid and the curves show "
     "at which depth the final answer appears.",
     recipes.masked_words(info, text, mask, layer, k, hidden_ids[mask]),
+    key="masked_words",
 )
 
 st.subheader("The guesses")

@@ -57,6 +57,7 @@ teaching_panel(
     "by PCA. Colours are the labels; the score is the silhouette on the full vectors (cosine): higher = topics apart.  \n"
     "The PCA picture can hide what the silhouette measures, so trust the number more than the eye.",
     recipes.sentence_pooling(info, texts[:3], POOLINGS[pick].code, pick_layer),
+    key="sentence_pooling",
 )
 
 

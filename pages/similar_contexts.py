@@ -116,6 +116,7 @@ with panel:
         "is.",
         recipes.similar_contexts(info, sentence, token, corpus_code, (left_layer, right_layer), k, metric, word,
                                  POOLINGS[strategy].code, POOLINGS[strategy].layer_of(sentence_layer)),
+        key="similar_contexts",
     )
 st.caption(f"Semantic search: the corpus sentences whose “{strategy}” vectors lie nearest to your sentence's, by "
            f"{metric}. Compare sentences ranks sentences you paste; this searches the whole corpus.")

@@ -105,6 +105,7 @@ with probe_tab:
                 "readable.  \nBeside it, the silhouette measures how far apart the labels lie without training "
                 "anything; where the two disagree, the probe is the one that speaks for a classifier.",
                 recipes.probe(info, corpus_code, POOLINGS[picked.strategy].code, picked.layer, folds),
+                key="probe",
             )
             st.caption(f"Protocol: {PROBE_PROTOCOL}. A best is named only when it leads every other cell over the same "
                        "folds (95 % t interval); otherwise no clear best."
@@ -156,6 +157,7 @@ with pairs_tab:
             "whitening papers do; it removes the direction all vectors share. Whitening keeps a quarter as many "
             "axes as sentences: on all of them every whitened cosine would be the same.",
             recipes.correlation(info, pairs_code, POOLINGS[picked.strategy].code, picked.layer, correction),
+            key="correlation",
         )
         gold = tuple(pairs["score"])
         distinct = distinct_rows([*pairs["sentence1"], *pairs["sentence2"]])
@@ -190,6 +192,7 @@ with maps_tab:
             f"(k = {TRUST_NEIGHBOURS}), 1 when every point's map neighbours are true neighbours.  \n"
             "Read clusters on a map with a low score as the map's, not the model's.",
             recipes.projection_map(info, corpus_code, POOLINGS[picked.strategy].code, picked.layer, projection),
+            key="projection",
         )
         positions, width = grid_panels(grid_cells(chosen, layers, num_layers))
         panels = []

@@ -51,6 +51,7 @@ teaching_panel(
     "its segment, and whether attention may look at it.  \n"
     f"A word missing from the vocabulary is split into pieces; {scheme.marking}",
     recipes.tokenization(info, text, pair, pad_to),
+    key="tokenization",
 )
 
 words, continuations = token_counts(tokens, scheme.continuation)

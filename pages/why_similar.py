@@ -74,4 +74,5 @@ table(pairs, key="wy_maxsim")
 teaching_panel("Each cell splits the cosine of the two pooled vectors between a token of the first text (row) and "
                "one of the second (column): blue adds to the similarity, red takes away. The cells sum to the "
                "cosine minus the references' part, up to the error shown; the lines join each token to its most "
-               "alike token in the other text.", attribution_code(info, result, first, second, cut))
+               "alike token in the other text.", attribution_code(info, result, first, second, cut),
+               key="why_similar")

@@ -92,6 +92,7 @@ def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors, na
         "A static embedding (Word2Vec) would give them all one vector.  \n"
         "BERT's hidden states depend on the context, so the similarity says how much the context changed the word.",
         recipes.word_similarity(info, list(texts), word, strategy.code, SUBWORD_RULES[subword].code, metric),
+        key="word_similarity",
     )
     st.subheader("Similarity matrix")
     matrix = similarity_matrix(strategy.fn(vectors), metric)

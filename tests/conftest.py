@@ -262,6 +262,15 @@ def open_page(page: str | None = None, timeout: float = 120) -> AppTest:
     return at
 
 
+def open_code_panels(at: AppTest) -> AppTest:
+    """Open every teaching panel ``at`` shows (a panel draws its code only while open) and rerun."""
+    keys = [key for panel in at.expander if (key := panel.proto.id.split("-", 2)[-1]).startswith("code_")]
+    assert keys, "the page shows no teaching panel"
+    for key in keys:
+        at.session_state[key] = True
+    return at.run()
+
+
 def open_vocabulary(at: AppTest) -> None:
     """Open Tokenization's Vocabulary tab: only the open tab is drawn, and AppTest sets a tab by its key."""
     at.session_state["tok_tab"] = "Vocabulary"

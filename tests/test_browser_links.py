@@ -34,8 +34,7 @@ def test_deep_link_opens_the_same_view_in_a_fresh_context(server: str, browser: 
     if "sp_strats=max" in url:  # one strategy: the grid is one row
         assert scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])["height"] < 2 * GRID_ROW_PX
     assert page.locator("[data-testid='stException']").count() == 0
-    page.get_by_text("Reproduce these numbers").first.click()
-    link = page.locator("[data-testid='stCode']").last.inner_text()
+    link = shared_link(page)
     for part in url.split("?")[1].split("&"):  # every setting is in the shareable link too
         name = part.split("=")[0]
         assert f"{name}=" in link

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import chart, open_page
+from conftest import chart, open_code_panels, open_page
 
 from bertviz_core.views.page_registry import PAGES
 from ui.layout.present import CHART_PX, FONT_PX
@@ -25,7 +25,8 @@ def test_picture_export_keeps_the_figure_size_and_title() -> None:
 
 @pytest.mark.parametrize("entry", PAGES[1:], ids=lambda e: e.url_path)
 def test_presentation_mode_hides_code_and_downloads_and_fits_charts(entry) -> None:  # noqa: ANN001
-    at = open_page(entry.file)
+    at = open_code_panels(open_page(entry.file))
+    assert at.code  # shown in normal mode: presentation mode must hide it
     at.sidebar.toggle(key="present").set_value(True).run()
     assert not at.exception and not at.code and not at.get("download_button")
     for element in at.get("plotly_chart"):

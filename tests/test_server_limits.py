@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import open_page, open_vocabulary, scatter_grid
+from conftest import open_code_panels, open_page, open_vocabulary, scatter_grid
 
 from bertviz_core import Encoder, load_encoder
 from bertviz_core.corpora import news_topics, read_table
@@ -163,7 +163,7 @@ def test_no_code_panel_or_message_shows_a_server_path(tiny_dir: Path, tmp_path: 
     at.radio(key="cs_correct").set_value("whitening").run()
     choose_model(at, "./my-bert")
     assert not at.exception and not at.sidebar.error
-    code = " ".join(c.value for c in at.code)
+    code = " ".join(c.value for c in open_code_panels(at).code)
     assert "name = './my-bert'" in code and "news_topics()" in code
     choose_model(at, "../no-such-folder/model")
     shown = code + " ".join(str(m.value) for m in [*at.code, *at.sidebar.error, *at.error, *at.warning])

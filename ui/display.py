@@ -186,13 +186,21 @@ def scatter_grid(panels: list[Any], cols: int, labels: list[str] | None, texts: 
     download_csv(data.assign(panel=panel_names)[["panel", "text", "label", "x", "y"]], csv_label, csv_name, f"{key}_csv")
 
 
-def teaching_panel(what: str, code: str) -> None:
+def teaching_panel(what: str, code: str, key: str) -> None:
     """'What you are looking at' (two lines), the plain transformers code, and a link to this view;
-    in presentation mode only the two lines."""
+    in presentation mode only the two lines. ``key`` names the panel (session state ``code_<key>``: open or not).
+
+    The code is drawn only while the panel is open: the first code block a browser tab draws loads the syntax
+    highlighter, which registers its hundreds of languages (about half a second of the browser's main thread a
+    page load here), and a closed panel has nothing to show."""
     st.info(what, icon="🔎")
     if presenting():
         return
-    with st.expander("Reproduce these numbers in a notebook, or share this view"):
+    panel = st.expander("Reproduce these numbers in a notebook, or share this view", key=f"code_{key}",
+                        on_change="rerun")
+    if not panel.open:
+        return
+    with panel:
         st.code(code, language="python")
         link, too_long = share_link()
         st.caption("Link that reopens this view with the same settings:")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import chart, open_page, scatter_grid
+from conftest import chart, open_code_panels, open_page, scatter_grid
 from page_checks import LABELLED_LONG, UPLOAD, PageChecks, multiselect_last, select, uploaded
 
 from bertviz_core import describe
@@ -141,7 +141,7 @@ def test_labelled_upload_is_scored_with_the_cores_verdict(bundled: Encoder) -> N
 
 
 def test_the_chosen_cell_drives_code_and_downloads(model_calls: list[int]) -> None:
-    at = open_page(PAGE)
+    at = open_code_panels(open_page(PAGE))
     runs = len(model_calls)
     at.selectbox(key="sp_cell").set_value("max").run()
     at.selectbox(key="sp_cell_layer").set_value(2).run()

@@ -4,7 +4,7 @@ are in core/test_task_measures.py."""
 from __future__ import annotations
 
 import pytest
-from conftest import APP, charts, open_page, scatter_grid
+from conftest import APP, charts, open_code_panels, open_page, scatter_grid
 from page_checks import LABELLED_LONG, UPLOAD, PageChecks, choose, select, uploaded
 from streamlit.testing.v1 import AppTest
 
@@ -96,7 +96,7 @@ def test_the_probe_states_the_folds_it_used() -> None:
     what = " ".join(i.value for i in at.info)
     assert "3-fold cross-validation" in what and "5-fold" not in what
     assert any("This corpus: 3 folds" in c.value for c in at.caption)
-    assert any("StratifiedKFold(3, shuffle=True, random_state=0)" in c.value for c in at.code)  # the code panel
+    assert any("StratifiedKFold(3, shuffle=True, random_state=0)" in c.value for c in open_code_panels(at).code)
 
 
 def test_the_maps_show_the_uploaded_corpus() -> None:

@@ -142,7 +142,8 @@ def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k:
         "The store's tokens whose hidden states lie nearest to your token's, at two of the layers the store keeps "
         f"every token of, by {metric}.  \nLow layers group a token with the same word wherever it stands; higher "
         "layers with tokens in similar contexts: the store was computed once, and only your sentence runs here.",
-        recipes.store_tokens(active_info(), corpus.name, sentence, token, tuple(chosen), k, metric))
+        recipes.store_tokens(active_info(), corpus.name, sentence, token, tuple(chosen), k, metric),
+        key="store_tokens")
     st.caption(f"By {metric} ({METRICS[metric].note}). " + literal(token_search_note(store, chosen[0], metric))
                + " The token is between « »; tokens of your "
                "sentence's own copies in the store are left out.")
@@ -204,6 +205,7 @@ def sentences_view(corpus: Corpus, sentence: str, k: int, metric: str, key: str)
         "answer as fast as a hundred.",
         recipes.store_sentences(info, corpus.name, column_name(strategy, layer), sentence,
                                 POOLINGS[strategy].code, layer, k, metric),
+        key="store_sentences",
     )
     st.caption(f"By {metric} ({METRICS[metric].note}). " + literal(search_note(store, strategy, layer, metric))
                + " Your sentence's own copies in the store are "
