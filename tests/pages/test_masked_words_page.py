@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import APP, chart, charts, open_page, plotly_array, table
+from conftest import APP, chart, charts, open_code_panels, open_page, plotly_array, table
 from live_app import CHROMIUM, wait_idle
 from model_family import EXTRAS, FAMILY
 from page_checks import LONG, PageChecks, slider, typed
@@ -70,6 +70,7 @@ def test_the_bundled_model_shows_the_offline_view_from_a_link(bundled: Encoder, 
     grid = chart(at, "mw_nearest")
     np.testing.assert_allclose(plotly_array(grid["data"][0]["z"]), near.cosines, atol=1e-6)
     assert "not the head's guesses" in grid["layout"]["title"]["text"] and CAPTION in shown(at, "caption")
+    open_code_panels(at)
     assert at.get("code")[0].value == recipes.nearest_embeddings(bundled.info, TEXT, 1, 4).strip()
     link = at.get("code")[1].value  # the share link reopens this view
     assert "mw_text=The+%5BMASK%5D+by+the+river+was+%5BMASK%5D." in link and "mw_k=4" in link
