@@ -334,9 +334,13 @@ def plotly_array(value: list | dict) -> np.ndarray:
     return np.asarray(value)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests that drive a real browser (through the ``browser`` fixture, directly or not) are marked ``browser``, so
-    ``make test-fast`` can leave them out."""
+    ``make test-fast`` can leave them out, and run in one xdist group: one worker and one chromium drive them one
+    after another while the other workers take the rest. A view costs the browser's main thread 3-4 s of CPU and
+    the app server its run; two chromiums on two cores ran the same views 2-3x slower each."""
     for item in items:
         if "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.xdist_group("browser"))
