@@ -61,32 +61,65 @@ def rank_models(vectors: Mapping[str, Mapping[Key, np.ndarray]], labels: Sequenc
     vectors of different texts, a measure without its labels or pairs, or labels that cannot be probed."""
     measure = checks.choice(measure, "measure", MEASURES)
     cells = _checked_vectors(vectors)
-    n = len(next(iter(cells.values())))
+    task = scoring(measure, len(next(iter(cells.values()))), labels, pairs, correction)
+    if task.plan is not None:
+        probed = probe_cells(list(cells.values()), task.labels, task.plan, jobs)
+        scored = {key: result.scored(measure) for key, result in zip(cells, probed)}
+    else:
+        scored = {key: task.score(x) for key, x in cells.items()}
+    return ranked(task, scored)
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """How every cell of one corpus of ``n`` texts is scored and judged (``scoring``): the ``measure``, its
+    ``name`` in the verdict, the ``resampling`` every cell shares, the probe's ``notes``; with labels, ``labels``
+    (n,) and, for the probe, its ``plan``; for Spearman, ``pairs`` ((pairs,) first rows, (pairs,) second rows,
+    (pairs,) gold, the distinct rows the ``correction`` is fitted on)."""
+
+    measure: str
+    name: str
+    resampling: Resampling
+    notes: tuple[str, ...] = ()
+    labels: list[str] | None = None
+    plan: ProbePlan | None = None
+    pairs: tuple[np.ndarray, np.ndarray, np.ndarray, list[int]] | None = None
+    correction: str = "none"
+
+    def score(self, x: np.ndarray) -> Scored:
+        """One cell's score with its replicates, from its (n, dim) vectors."""
+        if self.plan is not None:
+            return _probe_alone(x, self.labels, self.plan).scored(self.measure)
+        if self.pairs is not None:
+            first, second, gold, reference = self.pairs
+            return correlation_scored(x[first], x[second], gold, self.resampling, self.correction, reference)
+        return score_cell(x, self.labels).scored(self.resampling)
+
+
+def scoring(measure: str, n: int, labels: Sequence[str] | None = None,
+            pairs: tuple[Sequence[int], Sequence[int], Sequence[float]] | None = None,
+            correction: str = "none") -> Scoring:
+    """The ``Scoring`` of ``measure`` on ``n`` texts with ``labels`` or ``pairs`` (as ``rank_models`` takes them),
+    checked: ``ValueError`` saying what to change."""
+    measure = checks.choice(measure, "measure", MEASURES)
     if measure == "spearman":
         if pairs is None:
             raise ValueError("Spearman's ρ needs pairs=(first_rows, second_rows, gold): which texts form each pair, "
                              "and its gold score.")
-        scored, resampling = _spearman(cells, pairs, n, correction)
-        name, notes = "Spearman ρ" + ("" if correction == "none" else f" after {correction}"), ()
-    elif labels is None:
+        return _spearman(pairs, n, correction)
+    if labels is None:
         raise ValueError(f"The {measure} needs labels, one per text ({n:,}).")
-    elif measure == "silhouette":
-        labels = checks.labels(labels, count=n)
+    labels = checks.labels(labels, count=n)
+    if measure == "silhouette":
         if unscorable(labels):
             raise ValueError("No class has two texts, or every text has the same label: there is no separation to "
                              "score. Choose another label column.")
-        resampling = silhouette_resampling(n)  # larger corpora are scored on a fixed sample, the same for every cell
-        scored = {key: score_cell(x, labels).scored(resampling) for key, x in cells.items()}
-        name, notes = "silhouette (cosine)", ()
-    else:
-        labels = checks.labels(labels, count=n)
-        plan = probe_plan(labels)
-        probed = probe_cells(list(cells.values()), labels, plan, jobs)
-        scored = {key: result.scored(measure) for key, result in zip(cells, probed)}
-        chance, wording = probe_chance(labels, plan, measure)
-        resampling = uncertainty.folds(int(plan.keep.sum()), plan.folds, "texts", chance, wording)
-        name, notes = f"probe {measure}", plan.notes
-    return _ranked(scored, resampling, name, notes)
+        # a larger corpus is scored on a fixed sample, the same for every cell
+        return Scoring(measure, "silhouette (cosine)", silhouette_resampling(n), labels=labels)
+    plan = probe_plan(labels)
+    chance, wording = probe_chance(labels, plan, measure)
+    resampling = uncertainty.folds(int(plan.keep.sum()), plan.folds, "texts", chance, wording)
+    return Scoring(measure, f"probe {measure}", resampling, plan.notes, labels, plan)
 
 
 def _checked_vectors(vectors: Mapping[str, Mapping[Key, np.ndarray]]) -> dict[tuple[str, str, int], np.ndarray]:
@@ -138,9 +171,8 @@ def probe_cells(cells: Sequence[np.ndarray], labels: Sequence[str], plan: ProbeP
     return Parallel(n_jobs=jobs)(delayed(_probe_alone)(x, labels, plan) for x in cells)
 
 
-def _spearman(cells: dict[tuple[str, str, int], np.ndarray], pairs: tuple[Sequence[int], Sequence[int],
-              Sequence[float]], n: int, correction: str) -> tuple[dict[tuple[str, str, int], Scored], Resampling]:
-    """Each cell's ``correlation_scored`` on the pairs' rows, and the bootstrap of the pairs they share."""
+def _spearman(pairs: tuple[Sequence[int], Sequence[int], Sequence[float]], n: int, correction: str) -> Scoring:
+    """Spearman's ρ of the pairs' cosines after ``correction``, on the bootstrap of the pairs every cell shares."""
     if not (isinstance(pairs, tuple | list) and len(pairs) == 3):
         raise ValueError("pairs must be (first_rows, second_rows, gold).")
     first = np.asarray(checks.indices(pairs[0], "first_rows", n), dtype=np.int64)
@@ -151,15 +183,16 @@ def _spearman(cells: dict[tuple[str, str, int], np.ndarray], pairs: tuple[Sequen
                          f"{len(second)} and {len(gold)}.")
     # The correction is fitted on each distinct text of the pairs once (as Task measures does): a text in two
     # pairs would add a direction of no variance, which whitening blows up.
-    reference = np.unique(np.concatenate([first, second]), return_index=True)[1]
-    resampling = spearman_resampling(len(gold))
-    return {key: correlation_scored(x[first], x[second], gold, resampling, correction, sorted(reference))
-            for key, x in cells.items()}, resampling
+    reference = sorted(np.unique(np.concatenate([first, second]), return_index=True)[1].tolist())
+    name = "Spearman ρ" + ("" if correction == "none" else f" after {correction}")
+    return Scoring("spearman", name, spearman_resampling(len(gold)), pairs=(first, second, gold, reference),
+                   correction=correction)
 
 
-def _ranked(scored: Mapping[tuple[str, str, int], Scored], resampling: Resampling, measure: str,
-            notes: tuple[str, ...]) -> Ranking:
-    """The table and verdict over every scored cell: ``judge`` sees a frame of models × "strategy at layer"."""
+def ranked(task: Scoring, scored: Mapping[tuple[str, str, int], Scored]) -> Ranking:
+    """The table and verdict over every scored cell, {(model, strategy, layer): its ``task.score``}: ``judge`` sees a
+    frame of models × "strategy at layer"."""
+    resampling = task.resampling
     columns = {key: f"{key[1]} at {layer_label(key[2])}" for key in scored}
     grid = pd.DataFrame(index=list(dict.fromkeys(model for model, _, _ in scored)),
                         columns=list(dict.fromkeys(columns.values())), dtype=float)
@@ -167,7 +200,7 @@ def _ranked(scored: Mapping[tuple[str, str, int], Scored], resampling: Resamplin
     for key, got in scored.items():
         grid.loc[key[0], columns[key]] = got.value
         replicates[(key[0], columns[key])] = got.replicates
-    verdict = uncertainty.judge(grid, replicates, resampling, measure, name=lambda cell: f"{cell[0]}: {cell[1]}")
+    verdict = uncertainty.judge(grid, replicates, resampling, task.name, name=lambda cell: f"{cell[0]}: {cell[1]}")
     best = set(verdict.cells) if verdict else set()
     rows = []
     for key, got in scored.items():
@@ -175,4 +208,4 @@ def _ranked(scored: Mapping[tuple[str, str, int], Scored], resampling: Resamplin
         rows.append((*key, got.value, low, high, (key[0], columns[key]) in best))
     table = pd.DataFrame(rows, columns=COLUMNS)
     table = table.sort_values("score", ascending=False, kind="stable", na_position="last").reset_index(drop=True)
-    return Ranking(table, verdict, notes)
+    return Ranking(table, verdict, task.notes)
