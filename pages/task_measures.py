@@ -5,7 +5,6 @@ import streamlit as st
 
 from bertviz_core import figures, recipes
 from bertviz_core.figures import grid_figures
-from bertviz_core.corpora import sentence_pairs
 from bertviz_core.model.lengths import cut_note
 from bertviz_core.views.page_views import (
     DEFAULT_PAIR_CORRECTION,
@@ -22,16 +21,15 @@ from bertviz_core.measures.similarity import CORRECTIONS
 from bertviz_core.measures.task_measures import (
     DEFAULT_STRATEGIES,
     PROBE_PROTOCOL,
-    check_pairs,
     distinct_rows,
     probe_grid,
     probe_plan,
 )
 from ui import (
     columns, corpus_digest, corpus_lengths, corpus_source, correlation_scores, cut_warning, detached, download_csv,
-    embed_corpus, encoder, ensure_app_navigation, map_cell, maps_store_view, model_key, or_stop, over_budget,
-    page_budget, parse_pairs, pooling_cell, probe_cell, probe_grids_view, probe_store_view, progress_over, refuse,
-    scatter_grid, score_grid_view, show_pairs_summary, teaching_panel, with_progress,
+    embed_corpus, encoder, ensure_app_navigation, map_cell, maps_store_view, model_key, or_stop, pooling_cell,
+    probe_cell, probe_grids_view, probe_store_view, progress_over, scatter_grid, score_grid_view, scored_pairs,
+    teaching_panel, with_progress,
 )
 
 ensure_app_navigation()
@@ -41,8 +39,6 @@ num_layers = info.num_layers
 key = model_key()
 strategies = supported_strategies(info.has_pooler)
 TABS = ["Classification probe", "Similarity correlation", "Maps"]
-BUILT_IN_PAIRS = "Built-in pairs (40, gold 0–5)"
-UPLOAD = "Upload a CSV"
 # The chosen corpus (a file, or a store) cannot be used yet; the message above says why.
 NO_CORPUS = "{what} the labelled corpus chosen above: {shown} once it can be used."
 
@@ -118,26 +114,7 @@ with probe_tab:
 
 with pairs_tab:
     if pairs_tab.open:
-        pairs_source = st.radio("Pairs", [BUILT_IN_PAIRS, UPLOAD], horizontal=True, key="tm_pairs_source",
-                          bind="query-params")
-        frame, pairs_code = sentence_pairs(), recipes.BUILT_IN_PAIRS_CODE
-        if pairs_source == UPLOAD:
-            upload = st.file_uploader("CSV with the columns sentence1, sentence2, score (up to "
-                                      f"{page_budget('task_measures'):,} tokens, both sentences counted)", type=["csv"],
-                                      key="tm_pairs_upload")
-            if upload is None:
-                st.info("Upload scored pairs to use your own: the correlations appear here once the file is read. "
-                        "The built-in pairs are one click away, above.", icon="📄")
-                st.stop()  # the last tab drawn: nothing of the built-in pairs until a file can be used
-            frame = or_stop(lambda: parse_pairs(upload.getvalue()), icon="📄")
-            pairs_code = "import pandas as pd\npairs = pd.read_csv('your_pairs.csv')\n"
-        pairs = or_stop(lambda: check_pairs(frame), icon="📄")
-        if pairs_source == UPLOAD:
-            show_pairs_summary(len(frame), len(pairs), "tm_pairs_summary")
-            over = over_budget("task_measures", (*pairs["sentence1"], *pairs["sentence2"]), "sentence")
-            if over:
-                refuse(over)
-                st.stop()
+        pairs, pairs_code = scored_pairs("tm", "task_measures")
         for column, noun in (("sentence1", "first sentence"), ("sentence2", "second sentence")):
             texts_of = tuple(pairs[column])
             cut_warning(cut_note(info.max_length, corpus_lengths(key, corpus_digest(texts_of), texts_of).dropped, noun))

@@ -6,11 +6,11 @@ module: ``picker`` (the model and its Encoder), ``results`` (the shared store an
 presentation mode), ``uploads`` (a CSV upload as a page's corpus), ``text_pickers`` (pickers over the user's text),
 ``widgets`` (functions given to widgets; ``@detached``), ``warm`` (the background warm-up); and three groups:
 ``layout/`` (how a chart is laid out to be read), ``stores/`` (a precomputed store as a page's corpus) and
-``page_parts/`` (what one page alone needs: Compare models, Why similar, Masked words).
+``page_parts/`` (what one page alone needs: Compare models, Why similar, Masked words, Which model?).
 """
 from ui.cached import (
     compared, corpus_contextuality, corpus_lengths, correlation_scores, map_cell, masked_lens, masks,
-    neighbour_summary, parse_pairs, pooling_cell, probe_cell, sentence_neighbours, token_neighbours, tokenize_text,
+    neighbour_summary, pooling_cell, probe_cell, sentence_neighbours, token_neighbours, tokenize_text,
     vocabulary, word_occurrences,
 )
 from ui.display import (
@@ -29,6 +29,9 @@ from ui.page_parts.compare_models import (
 )
 from ui.page_parts.masked import (
     nearest_embeddings,
+)
+from ui.page_parts.which_model import (
+    model_costs, model_infos, model_ranking, models_cut_warnings, pick_models, pooled_models, which_model_code,
 )
 from ui.page_parts.why_similar import (
     attribution, attribution_code, cut_notice, maxsim,
@@ -57,7 +60,7 @@ from ui.text_pickers import (
     choose,
 )
 from ui.uploads import (
-    corpus_source, over_budget, page_budget, refuse, show_pairs_summary,
+    corpus_source, scored_pairs,
 )
 from ui.warm import (
     page_running, preload_encoder,
@@ -75,13 +78,15 @@ __all__ = [
     "ensure_app_navigation", "failed_models", "forget_shared_senses", "get_encoder", "head_label", "identities",
     "int_slider", "keep_senses_in_link", "LARGE_CORPUS", "layer_comparison", "literal", "map_cell",
     "maps_store_view", "masked_lens", "masks", "match_evidence", "maxsim", "measures_view", "model_choices",
+    "model_costs", "model_infos", "model_ranking", "models_cut_warnings", "pick_models", "pooled_models",
+    "which_model_code",
     "model_input", "model_key", "model_of", "model_sidebar", "nearest_embeddings", "neighbour_summary",
-    "offer_model", "open_head", "OPENED", "or_stop", "over_budget", "OWN", "page_budget", "page_running",
-    "parse_pairs", "pick_model_b", "pooled_pair", "pooling_cell", "pooling_store_view", "preload_encoder",
+    "offer_model", "open_head", "OPENED", "or_stop", "OWN", "page_running",
+    "pick_model_b", "pooled_pair", "pooling_cell", "pooling_store_view", "preload_encoder",
     "PRESENT", "presentation_style", "presenting", "probe_cell", "probe_grids_view", "probe_store_view",
-    "progress_over", "ranking_store_view", "refuse", "remembered_failure", "result_store", "scatter_grid",
-    "score_grid_view", "sentence_neighbours", "set_shared_senses", "shared_senses", "show_in_picker",
-    "show_pairs_summary", "store_view", "strategy_label", "table", "teaching_panel", "text_bind", "texts_edited",
+    "progress_over", "ranking_store_view", "remembered_failure", "result_store", "scatter_grid",
+    "score_grid_view", "scored_pairs", "sentence_neighbours", "set_shared_senses", "shared_senses", "show_in_picker",
+    "store_view", "strategy_label", "table", "teaching_panel", "text_bind", "texts_edited",
     "token_index",
     "token_neighbours", "tokenization_table", "tokenize_text", "vocabulary", "with_progress", "word_occurrences",
 ]

@@ -6,19 +6,22 @@ corpus's numbers, which would read as the file's.
 """
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from bertviz_core.corpora import Table, UploadedCorpus, UploadSummary, max_rows, read_table, upload_rows
 from bertviz_core.corpora.corpus_sources import BUILT_IN_CORPORA, Corpus, source_labels, uploaded
 from bertviz_core.model.lengths import budget_note, token_budget
 from bertviz_core.views.page_registry import page
-from ui.cached import corpus_lengths
-from ui.display import literal
+from ui.cached import corpus_lengths, parse_pairs
+from ui.display import literal, or_stop
 from ui.picker import model_key
 from ui.results import corpus_digest
 from ui.stores.corpus import store_source
 
 NO_LABELS = "(no labels)"
+BUILT_IN_PAIRS = "Built-in pairs (40, gold 0–5)"
+UPLOAD = "Upload a CSV"  # CORPUS_SOURCES' upload, as a pairs source
 SHOWN_LABELS = 12  # labels counted one by one in the summary; the others are summed
 EMPTY_LABEL = "(empty)"  # how an empty label cell, kept as the label "", is named
 
@@ -74,6 +77,36 @@ def show_pairs_summary(rows: int, used: int, key: str) -> None:
         st.markdown(f"**{_count(rows, 'row')} read, {_count(used, 'pair')} used.**  \n"
                     + (f"Left out: {_count(rows - used, 'row')} with an empty sentence." if rows > used
                        else "No row was left out."))
+
+
+def scored_pairs(key: str, url_path: str) -> tuple[pd.DataFrame, str]:
+    """Scored pairs from the source picked in a radio (keyed ``{key}_pairs_source``, bound to the link): the built-in
+    pairs, or a CSV from the uploader ``{key}_pairs_upload`` on the page at ``url_path``, its account shown under it
+    (``{key}_pairs_summary``) and its tokens checked against the page's budget. Returns the checked pairs
+    (``task_measures.check_pairs``) and the code that reads them; while no file can be used, says why and stops
+    the page."""
+    from bertviz_core.corpora import sentence_pairs
+    from bertviz_core.measures.task_measures import check_pairs
+    from bertviz_core.recipes import BUILT_IN_PAIRS_CODE
+    source = st.radio("Pairs", [BUILT_IN_PAIRS, UPLOAD], horizontal=True, key=f"{key}_pairs_source",
+                      bind="query-params")
+    if source != UPLOAD:
+        return or_stop(lambda: check_pairs(sentence_pairs()), icon="📄"), BUILT_IN_PAIRS_CODE
+    upload = st.file_uploader("CSV with the columns sentence1, sentence2, score (up to "
+                              f"{page_budget(url_path):,} tokens, both sentences counted)", type=["csv"],
+                              key=f"{key}_pairs_upload")
+    if upload is None:
+        st.info("Upload scored pairs to use your own: the results appear here once the file is read. The built-in "
+                "pairs are one click away, above.", icon="📄")
+        st.stop()
+    frame = or_stop(lambda: parse_pairs(upload.getvalue()), icon="📄")
+    pairs = or_stop(lambda: check_pairs(frame), icon="📄")
+    show_pairs_summary(len(frame), len(pairs), f"{key}_pairs_summary")
+    over = over_budget(url_path, (*pairs["sentence1"], *pairs["sentence2"]), "sentence")
+    if over:
+        refuse(over)
+        st.stop()
+    return pairs, "import pandas as pd\npairs = pd.read_csv('your_pairs.csv')\n"
 
 
 def page_budget(url_path: str) -> int:
