@@ -85,6 +85,11 @@ PAGES: tuple[PageEntry, ...] = (
               "Why are two sentences similar? The cosine of their vectors split into token × token shares "
               "(integrated Jacobians), and each token's most alike token in the other sentence",
               warm_up=("default pair attributed",)),
+    PageEntry("pages/which_model.py", "Which model?", "🏁",
+              "Which model, which layer and which pooling for my data? Up to four models ranked on one corpus by a "
+              "probe, the silhouette or Spearman's ρ, each cell with its 95 % interval, each model's cost beside",
+              token_budget=POOLED_TOKENS, warm_up=("news corpus pooled", "probe grid"),
+              built_in_corpus="news topics"),
 )
 
 

@@ -1,0 +1,103 @@
+"""Which model?: models × pooling × layer ranked on one corpus, each cell with its 95 % interval and a best named
+only beyond the noise, with each model's cost beside its quality."""
+import streamlit as st
+
+from bertviz_core import figures
+from bertviz_core.measures.similarity import CORRECTIONS
+from bertviz_core.model_choice import scoring
+from bertviz_core.views.model_comparison import LAYER_STRATEGIES
+from bertviz_core.views.which_model import (
+    DEFAULT_STRATEGIES,
+    LABEL_MEASURES,
+    TASKS,
+    layer_choices,
+    layers_figure,
+    leaderboard,
+    model_cells,
+    model_grid,
+    pairs_corpus,
+)
+from ui import (
+    chart, columns, corpus_digest, corpus_source, download_csv, ensure_app_navigation, model_key, or_stop,
+    scored_pairs, table, teaching_panel,
+    model_costs, model_infos, model_ranking, models_cut_warnings, pick_models, pooled_models, which_model_code,
+)
+
+ensure_app_navigation()
+
+st.title("🏁 Which model for my data?")
+st.caption("Every chosen model scored on the same texts, at every chosen pooling and layer, with the same folds or "
+           "resamples for all: a best is named only when it leads beyond the noise. Each model's cost stands beside "
+           "its quality.")
+models = pick_models(model_key()[1], st)
+if models is None:
+    st.stop()
+infos = model_infos(models)
+task = st.radio("Task", list(TASKS), format_func=TASKS.get, horizontal=True, key="wm_task", bind="query-params")
+c1, c2 = columns(2)
+strategies = c1.multiselect("Pooling strategies", LAYER_STRATEGIES, list(DEFAULT_STRATEGIES), key="wm_strats",
+                            bind="query-params")
+every_layer = layer_choices(infos.values())
+layers = c2.multiselect("Layers", every_layer, every_layer, key="wm_layers", bind="query-params",
+                        format_func=figures.layer_label)
+if not strategies or not layers:
+    st.info("Choose at least one pooling strategy and one layer.")
+    st.stop()
+
+if task == "labels":
+    corpus = corpus_source("Labelled corpus", "wm", "which_model", "news topics")
+    if corpus is None:
+        st.stop()
+    if corpus.labels is None:
+        st.error("Ranking by labels needs a label column: choose one above. Nothing is ranked until one is chosen.",
+                 icon="🏷️")
+        st.stop()
+    texts, corpus_code = tuple(corpus.texts), corpus.code
+    measure = st.radio("Score", LABEL_MEASURES, horizontal=True, key="wm_measure", bind="query-params",
+                       help="Probe accuracy or macro-F1: a logistic regression on each cell's vectors, the same "
+                            "folds for every model. Silhouette (cosine): how far apart the labels lie, nothing trained.")
+    scored_by = or_stop(lambda: scoring(measure, len(texts), corpus.labels), icon="🏷️")
+    task_id = (corpus_digest(tuple(corpus.labels)), measure)
+else:
+    pairs, corpus_code = scored_pairs("wm", "which_model")
+    texts_list, first, second, gold = pairs_corpus(pairs)
+    texts = tuple(texts_list)
+    correction = st.radio("Cosines", list(CORRECTIONS), horizontal=True, key="wm_correction", bind="query-params",
+                          help="Raw, or after mean-centering or whitening fitted on the pairs' own sentences, as on "
+                               "Task measures.")
+    scored_by = or_stop(lambda: scoring("spearman", len(texts), pairs=(first, second, gold), correction=correction))
+    task_id = (corpus_digest((*map(str, first), *map(str, second), *map(str, gold))), correction)
+
+for note in scored_by.notes:
+    st.info(note, icon="🏷️")
+models_cut_warnings(models, texts)
+pooled = pooled_models(models, texts)
+cells = {name: model_cells(strategies, layers, info.num_layers) for name, info in infos.items()}
+ranked = model_ranking(models, cells, texts, task_id, scored_by, pooled)
+order = list(models)
+board = leaderboard(ranked.table, order)
+count = f"{scored_by.resampling.n:,} {scored_by.resampling.unit}"
+
+panel = st.container()
+st.subheader("Leaderboard: each model's best cell")
+if ranked.verdict is not None:
+    st.info(ranked.verdict.sentence, icon="🏁")
+table(board, key="wm_leaderboard", height=220)
+chart(layers_figure(ranked.table, order, scored_by.name, count), key="wm_layers_chart")
+st.subheader("The cost beside the quality")
+table(model_costs(models, texts), key="wm_costs", height=220)
+st.subheader("Each model's strategy × layer grid")
+for i, (where, name) in enumerate(zip(columns(len(order)), order)):
+    grid, best = model_grid(ranked.table, name)
+    chart(figures.score_grid_figure(grid, f"{name}: {scored_by.name}", best), key=f"wm_grid_{i}", container=where)
+st.subheader("Every cell")
+table(ranked.table, key="wm_table")
+download_csv(ranked.table, "Download the full table (CSV)", "which_model.csv", "wm_csv")
+with panel:
+    teaching_panel(
+        f"Each model's vectors of the same {count}, pooled by each strategy at each layer, scored by the "
+        f"{scored_by.name} ({scored_by.resampling.method}, the same for every model and cell). The leaderboard "
+        "names a best only when it leads every other cell beyond the noise of those replicates.",
+        which_model_code(models, cells, corpus_code, scored_by, ranked.table.iloc[0]),
+        key="which_model",
+    )
