@@ -10,6 +10,7 @@ import pytest
 
 from bertviz_core.measures.similarity import CORRECTIONS, METRIC_IMPORTS, METRICS, fit_correction, similarity_matrix
 from bertviz_core.words.word_vectors import SUBWORD_RULES, word_strategies
+from bertviz_core.views.page_views import default_word_strategy
 
 RNG = np.random.default_rng(11)
 PIECES = RNG.normal(size=(7, 3, 5))  # one word: (layers+1, pieces, hidden)
@@ -60,6 +61,19 @@ def test_word_strategies(num_layers: int) -> None:
     for name, strategy in word_strategies(num_layers).items():
         expect = reference_for("word_strategies", name, references)(words)
         np.testing.assert_allclose(strategy.fn(words), expect, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("num_layers", [1, 2, 6, 12])
+def test_no_two_word_strategies_take_the_same_vectors(num_layers: int) -> None:
+    """One thing, one name: a grid with a column per strategy shows no column twice under two names, and every
+    layer is there under one name."""
+    words = RNG.normal(size=(3, num_layers + 1, 4))
+    strategies = word_strategies(num_layers)
+    taken = {name: strategy.fn(words).tobytes() for name, strategy in strategies.items()}
+    assert len(set(taken.values())) == len(taken), sorted(taken)
+    assert {words[:, k].tobytes() for k in range(num_layers + 1)} <= set(taken.values())
+    assert "layer 0" not in strategies and "embedding layer" in strategies and f"layer {num_layers}" not in strategies
+    assert default_word_strategy(list(strategies)) < len(strategies)
 
 
 METRIC_REFERENCE = {  # (n, d) -> (n, n), one pair at a time

@@ -239,8 +239,9 @@ def vocab_rows(vocab: pd.DataFrame, start: int, count: int) -> pd.DataFrame:
 
 
 def default_word_strategy(strategies: Sequence[str]) -> int:
-    """Word in context's first word vector: "sum of last 4" (of all layers on a smaller model), the tutorial's."""
-    return next(i for i, name in enumerate(strategies) if name.startswith("sum of last "))
+    """Word in context's first word vector: "sum of last 4" (of all layers on a smaller model), the tutorial's;
+    on a one-layer model that is the last layer, the first strategy."""
+    return next((i for i, name in enumerate(strategies) if name.startswith("sum of last ")), 0)
 
 
 def missing_occurrences(texts: Sequence[str], found: int) -> tuple[str, str] | None:

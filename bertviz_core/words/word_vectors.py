@@ -150,7 +150,8 @@ def suggest_words(texts: Sequence[str], word: str, limit: int = 8) -> list[str]:
 
 
 def word_strategies(num_layers: int) -> dict[str, Reducer]:
-    """The word-vector strategies for a model with ``num_layers`` layers. Layer 0 is the embedding layer.
+    """The word-vector strategies for a model with ``num_layers`` layers, each computation under one name
+    (``distinct``): layer 0 is the "embedding layer", transformer layer L the "last layer".
 
     Each ``fn`` maps (..., layers+1, hidden) to (..., dim); each ``code`` does the same to one
     word's ``states`` (layers+1, hidden). ``num_layers`` is a whole number of at least 1.
@@ -170,7 +171,24 @@ def word_strategies(num_layers: int) -> dict[str, Reducer]:
     }
     singles = {f"layer {k}": Reducer(lambda v, k=k: v[..., k, :], f"states[{k}]")
                for k in range(num_layers + 1)}
-    return {**combined, **singles}
+    return distinct({**combined, **singles}, num_layers)
+
+
+NAMED_FIRST = ("embedding layer", "last layer", "second-to-last")  # the names a computation keeps first
+
+
+def distinct(strategies: dict[str, Reducer], num_layers: int) -> dict[str, Reducer]:
+    """Each computation once, in the given order, under one name: ``NAMED_FIRST``'s, else its first. "layer 0"
+    is the "embedding layer", "layer L" the "last layer", and on a small model "sum of all layers" may be "sum of
+    last 2": a grid with a column per strategy then shows no column twice under two names. Two strategies are
+    the same when they give the same numbers for random states (1, layers+1, 2)."""
+    states = np.random.default_rng(0).normal(size=(1, num_layers + 1, 2))
+    named = {}
+    for name in [*NAMED_FIRST, *strategies]:
+        out = np.asarray(strategies[name].fn(states))
+        named.setdefault((out.shape, out.tobytes()), name)
+    kept = set(named.values())
+    return {name: strategy for name, strategy in strategies.items() if name in kept}
 
 
 def stack(found: Sequence[Occurrence]) -> np.ndarray:

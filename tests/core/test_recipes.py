@@ -18,6 +18,7 @@ from bertviz_core.corpora import TUTORIAL, news_topics
 from bertviz_core.measures.neighbours import contextuality, nearest_sentences, nearest_tokens, own_sentences, word_contextuality
 from bertviz_core.measures.pooling import POOLINGS, supported_strategies
 from bertviz_core.views.comparison import compare
+from bertviz_core.views.page_views import default_word_strategy
 from bertviz_core.measures.projection import project
 from bertviz_core.measures.similarity import CORRECTIONS, METRICS, fit_correction, similarity_matrix
 from bertviz_core.measures.task_measures import correlation, distinct_rows, probe, probe_plan
@@ -169,8 +170,8 @@ def test_the_word_similarity_recipe_on_every_model(family_encoders: dict[str, En
     """A word's pieces found by their characters, the space SentencePiece and byte-level tokenizers count in
     a word's first piece trimmed: every occurrence, merged, combined and compared as the page does."""
     enc = family_encoders[name]
-    last = min(4, enc.info.num_layers)  # the fixture's models have 1 or 2 layers
-    strategy = word_strategies(enc.info.num_layers)[f"sum of last {last}"]
+    strategies = word_strategies(enc.info.num_layers)  # the fixture's models have 1 or 2 layers
+    strategy = list(strategies.values())[default_word_strategy(list(strategies))]  # the page's first
     for word, merge, metric in (("bank", "mean", "cosine"), ("zürich", "last", "dot product"),
                                 ("spring", "first", "euclidean distance")):
         ns = run(recipes.word_similarity(enc.info, FAMILY_TEXTS, word, strategy.code, SUBWORD_RULES[merge].code,

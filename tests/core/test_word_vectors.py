@@ -97,10 +97,10 @@ def test_missing_word_is_empty_and_suggestions_come_from_the_texts(bundled: Enco
 
 
 def test_strategy_names_and_code_follow_the_layer_count() -> None:
-    s = word_strategies(6)
-    assert [k for k in s if k.startswith("layer ")] == [f"layer {k}" for k in range(7)]
+    s = word_strategies(6)  # layer 0 is the embedding layer, 5 the second-to-last, 6 the last
+    assert [k for k in s if k.startswith("layer ")] == [f"layer {k}" for k in range(1, 5)]
     assert s["sum of last 4"].code == "states[3:].sum(0)"
-    assert len(word_strategies(12)) == 7 + 13
+    assert len(word_strategies(12)) == 7 + 13 - 3
 
 
 def test_unknown_metric_lists_the_known_ones() -> None:
@@ -156,7 +156,7 @@ def test_default_senses_follow_the_preset_per_occurrence() -> None:
     assert bank.default_senses(texts, [0, 0, 0, 1]) == ["money", "money", "river", "?"]
 
 
-@pytest.mark.parametrize(("layers", "last"), [(1, 1), (2, 2), (3, 3), (4, 4), (12, 4)])
+@pytest.mark.parametrize(("layers", "last"), [(2, 2), (3, 3), (4, 4), (12, 4)])  # one layer: its last layer
 def test_the_last_layers_strategies_are_named_by_what_they_take(layers: int, last: int) -> None:
     strategies = word_strategies(layers)
     states = np.arange((layers + 1) * 2, dtype=np.float32).reshape(layers + 1, 2)
