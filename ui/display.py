@@ -125,7 +125,8 @@ def table(frame: pd.DataFrame, key: str, height: int = 600, row_css: pd.Series |
     ``STATIC_ROWS`` rows it is static, which redraws at once when a setting changes (a scrolling data
     grid takes ~0.25 s more); longer ones scroll in a grid of ``height`` px."""
     static = len(frame) <= STATIC_ROWS
-    styler = (markdown_safe(frame) if static else frame).style.format(precision=3)  # st.table renders Markdown
+    # missing values (a special token has no word, start or end) show as a dash, not "None" or "nan"
+    styler = (markdown_safe(frame) if static else frame).style.format(precision=3, na_rep="—")  # st.table: Markdown
     if row_css is not None:
         styler = styler.apply(lambda row: [row_css[row.name]] * len(row), axis=1)
     with st.container(key=key):

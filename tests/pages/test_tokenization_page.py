@@ -30,6 +30,20 @@ def test_tokenization_defaults_show_the_tutorial_ids() -> None:
     assert at.metric[0].value == "22"
 
 
+def test_special_tokens_show_a_dash_where_they_have_no_word() -> None:
+    """[CLS] and [SEP] have no word, start or end: the table shows a dash there, not "None" (#51 item 15)."""
+    import pyarrow as pa
+
+    at = open_page("pages/tokenization.py")
+    shown = pa.ipc.open_stream(at.table[0].proto.arrow_data.styler.display_values).read_pandas()  # as drawn
+    values = token_table(at)
+    special = values.index[values["token"].isin(["[CLS]", "[SEP]"])]
+    assert len(special) == 2 and values.loc[special, "word_index"].isna().all()
+    for column in (r"word\_index", "start", "end"):  # headers as drawn: Markdown-escaped
+        assert shown.loc[special, column].tolist() == ["—", "—"], shown.loc[special]
+    assert shown.loc[1, "start"] == "0" and "None" not in shown.to_string()
+
+
 def test_padding_adds_pad_rows_with_mask_zero() -> None:
     at = open_page("pages/tokenization.py")
     at.toggle(key="tok_pad").set_value(True).run()
