@@ -1,11 +1,20 @@
 """Links that reopen a view, and presentation mode: the page's settings kept in its URL."""
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+from streamlit.runtime.state.query_params import parse_url_param
 
 from ui.layout import present
+
+if TYPE_CHECKING:
+    from streamlit.runtime.state.common import WidgetMetadata
 
 
 MAX_LINK_VALUE = 2000  # characters of one setting in a shared link; longer texts stay out of it
@@ -68,3 +77,115 @@ def set_shared_senses(senses: list[str], defaults: list[str]) -> None:
         forget_shared_senses()
     else:
         st.query_params[SENSES] = "|".join(s.replace("|", "/") for s in senses)
+
+
+# ---- a link's settings the page could not use ---------------------------------------------------------------
+
+LINK_GIVEN = "_link_given"  # session key: (page, {setting: [values]}) the page's link gave, those not yet judged
+LINK_NOTICE = "_link_notice"  # session key: (page, [(setting, why, shown)] of its link it did not use), unsaid
+QUOTED = 60  # characters of a link's value quoted in the message
+LISTED = 8  # a setting's choices named in the message, when it has no more
+
+
+def this_page() -> str:
+    """The page this run draws (its script's hash)."""
+    return get_script_run_ctx().page_script_hash
+
+
+def remember_link() -> None:
+    """On a page's first run in this session (a link opened, or a visit from another page), the settings its URL
+    gives, read before any widget (the sidebar's calls it first): Streamlit takes out of the URL both a bound widget's
+    value it cannot use and one equal to the widget's default, so the URL after the run cannot tell them apart
+    (``judge_link`` can)."""
+    page = this_page()
+    if st.session_state.get(LINK_GIVEN, (None, {}))[0] != page:
+        st.session_state[LINK_GIVEN] = (page, {name: st.query_params.get_all(name) for name in st.query_params})
+
+
+def link_said(*names: str) -> None:
+    """The page said itself why it did not use the link's settings ``names`` (the store picker, the model picker):
+    ``judge_link`` leaves them out."""
+    given = st.session_state.get(LINK_GIVEN, (None, {}))[1]
+    for name in names:
+        given.pop(name, None)
+
+
+def _as_link(value: Any) -> list[str]:
+    """A widget's serialized value, or a parsed link value, as the URL spells it: numbers without a needless ".0",
+    booleans in lower case."""
+    items = [] if value is None else value if isinstance(value, (list, tuple)) else [value]
+    return [str(v).lower() if isinstance(v, bool) else str(int(v)) if isinstance(v, float) and v.is_integer()
+            else str(v) for v in items]
+
+
+def _quoted(values: list[str]) -> str:
+    text = ", ".join(values)
+    return text if len(text) <= QUOTED else text[:QUOTED] + "…"
+
+
+def _why(values: list[str], held: list[str], meta: WidgetMetadata) -> str:
+    """Why a widget did not take the link's ``values`` (it holds ``held``), from what the widget declares."""
+    options = meta.formatted_options
+    if not "".join(values):
+        return "empty"
+    if options is not None:
+        if len(options) > LISTED:
+            return f"not one of this setting's {len(options):,} choices here"
+        return f"not one of this setting's choices here ({_quoted(options)})"
+    if meta.value_type == "bool_value":
+        return "neither true nor false"
+    if meta.value_type in ("double_value", "double_array_value", "int_value", "int_array_value"):
+        try:
+            [float(value) for value in values]
+        except ValueError:
+            return "not a number"
+        return "outside the values this setting takes"
+    if meta.value_type == "string_value" and held and held[0] and values[-1].startswith(held[0]):
+        return f"longer than this box takes ({len(held[0]):,} characters)"
+    return "not one of this setting's choices"
+
+
+def judge_link() -> None:
+    """Each setting the page's link gave whose widget this run drew, judged once: not used when the widget holds
+    another value than the link's (a value equal to the default is used). Call after the page (``link_notice``
+    gives what it found). It reads the session's widget metadata, which st.session_state does not show."""
+    ctx = get_script_run_ctx()
+    state = ctx.session_state._state if ctx is not None else None
+    if state is None or LINK_GIVEN not in state or not state[LINK_GIVEN][1]:
+        return
+    page, given = state[LINK_GIVEN]
+    lines: list[tuple[str, str, str]] = []
+    for name in [name for name in given if state.get_widget_id_from_key(name) in ctx.shared.widget_ids_this_run]:
+        values, widget = given.pop(name), state.get_widget_id_from_key(name)
+        meta = state.get_widget_metadata(widget)
+        if meta is None or meta.bind != "query-params":
+            continue
+        held = _as_link(meta.serializer(state.get_widget_value(widget)))
+        try:
+            asked = _as_link(parse_url_param(values[0] if len(values) == 1 else values, meta.value_type))
+        except ValueError:  # not a number, not a boolean
+            asked = None
+        if asked != held:
+            lines.append((f"{name}={_quoted(values)}", _why(values, held, meta), _quoted(held) or "nothing"))
+    if lines:
+        state[LINK_NOTICE] = (page, [*(state[LINK_NOTICE][1] if LINK_NOTICE in state else []), *lines])
+
+
+def link_notice() -> list[tuple[str, str, str]]:
+    """Once: the settings of this page's link it did not use, as ("name=value", why, what the page shows)."""
+    found = st.session_state.pop(LINK_NOTICE, None)
+    return found[1] if found is not None and found[0] == this_page() else []
+
+
+@contextmanager
+def stop_lifted() -> Iterator[None]:
+    """Within, a page that ended with st.stop() may still draw (the link's notice above it); stopped again after.
+    Streamlit refuses every element once a stop is requested, and a page's st.stop() ends app.py's run too."""
+    requests = get_script_run_ctx().script_requests
+    with requests._lock:
+        requests._state = ScriptRequestType.CONTINUE
+    try:
+        yield
+    finally:
+        requests.request_stop()
+

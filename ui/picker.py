@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 import cachetools
 import streamlit as st
+from streamlit.runtime.scriptrunner import StopException
 from streamlit.runtime.pages_manager import PagesManager
 
 from bertviz_core.model.model_files import describe
 from bertviz_core.model.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices
 
 from ui.display import literal
-from ui.links import PICTURE_FORMATS, PRESENT
+from ui.links import judge_link, link_notice, link_said, PICTURE_FORMATS, PRESENT, remember_link, stop_lifted
 
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
     from bertviz_core.model.encoder import Encoder
@@ -111,6 +114,7 @@ def show_in_picker(model: str, choices: list[str]) -> None:
 def model_sidebar() -> None:
     """Model and device pickers with the loaded model's facts. A failed load keeps the last good model
     and puts the picker (and so the URL) back on it, with the failure's message."""
+    remember_link()  # before any widget takes its value out of the URL
     side = st.sidebar
     side.header("Model")
     allowed = allowed_models()
@@ -132,6 +136,7 @@ def model_sidebar() -> None:
                    f"{literal(', '.join(choices))}. Custom ids and paths are turned off here.", icon="🔒")
         wanted = st.session_state.get(ACTIVE, (BUNDLED_MODEL, device))
     if failure is not None:
+        link_said("model", "custom_model", "device")  # the failure says why the link's model is not the one in use
         side.error(literal(failure), icon="⚠️")
         side.caption(f"Still using **{literal(model_key()[0])}**.")
     elif wanted != st.session_state.get(ACTIVE):
@@ -157,6 +162,36 @@ def model_sidebar() -> None:
     side.radio("Charts' camera button saves", PICTURE_FORMATS, horizontal=True, key="picture_format",
                bind="query-params", format_func=str.upper,
                help="At the chart's own size, with its title: SVG for slides that scale, PNG for anything else.")
+
+
+@contextmanager
+def link_notice_above() -> Iterator[None]:
+    """Around a page's run (``ui.warm.page_running``): above it, once, each setting of its link that it did not use and why
+    (``ui.links.judge_link``), also when the page ends with st.stop(). A rerun asked for meanwhile (a visitor's
+    change) keeps what was found for the run that follows."""
+    where = st.empty()
+    try:
+        yield
+    except StopException:
+        judge_link()
+        with stop_lifted():
+            say_link_notice(where)
+        raise
+    finally:
+        judge_link()
+    say_link_notice(where)
+
+
+def say_link_notice(where: Any) -> None:
+    """In ``where`` (a placeholder above the page), once, each setting of the page's link that it did not use and
+    why (``ui.links.judge_link``), as the sidebar says a model that did not load."""
+    unused = [[literal(text) for text in line] for line in link_notice()]
+    if len(unused) == 1:
+        (setting, why, shown), = unused
+        where.warning(f"The link's setting {setting} was not used: it is {why}. The page shows {shown}.", icon="🔗")
+    elif unused:
+        where.warning("The link's settings below were not used.\n" + "\n".join(
+            f"- {setting}: {why}; the page shows {shown}." for setting, why, shown in unused), icon="🔗")
 
 
 def encoder() -> Encoder:

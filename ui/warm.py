@@ -20,7 +20,7 @@ import streamlit as st
 from bertviz_core.model.models import ModelInfo
 from bertviz_core.views.page_registry import PAGES
 from ui.cached import corpus_contextuality, pooling_cell, probe_cell
-from ui.picker import get_encoder
+from ui.picker import get_encoder, link_notice_above
 from ui.results import at_low_priority, corpus_digest, embed_corpus, encode_texts, token_index
 
 QUIET_S = 1.0  # the warm-up starts a step only when no page has run for this long
@@ -112,12 +112,14 @@ WARM_STEPS: dict[str, Steps] = {  # name -> (model key, info) -> the calls that 
 
 @contextmanager
 def page_running() -> Iterator[None]:
-    """Around each page's run (app.py), so that the warm-up yields to visitors. A fragment's rerun is not
-    counted: it does not run app.py, and the fragments draw from cached numbers."""
+    """Around each page's run (app.py), so that the warm-up yields to visitors, with the settings of the page's link
+    it did not use said above it (``ui.picker.link_notice_above``). A fragment's rerun is not counted: it does not run
+    app.py, and the fragments draw from cached numbers."""
     with _pages_lock:
         _pages_running["count"] += 1
     try:
-        yield
+        with link_notice_above():
+            yield
     finally:
         with _pages_lock:
             _pages_running["count"] -= 1

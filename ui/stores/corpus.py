@@ -13,6 +13,7 @@ from bertviz_core.corpora.corpus_sources import Corpus
 from bertviz_core.model.models import BUNDLED_MODEL
 from bertviz_core.precompute.offered import offered_stores
 from ui.display import cut_warning, download_csv, literal, table, teaching_panel
+from ui.links import link_said
 from ui.picker import active_info, encoder, model_key, offer_model
 from ui.results import embed_corpus, encode_texts
 from ui.stores.opened import opened_store, refuse_store, stamp, stamp_of, stops_on_damage
@@ -38,6 +39,7 @@ def store_source(key: str, url_path: str, built_in: str, with_labels: bool, min_
         return None
     linked = st.query_params.get(f"{key}_store")
     if linked is not None and linked not in offered:
+        link_said(f"{key}_store")  # said here, with the stores offered
         st.warning(f"The link names the store {literal(linked)}, which this server does not offer; it offers "
                    f"{literal(', '.join(offered))}. The first is shown.", icon="🗄️")
     # the link carries the store's name, which stays when the store is computed again (its title may not)
