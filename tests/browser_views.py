@@ -9,6 +9,25 @@ import pytest
 from live_app import CHROMIUM, wait_idle
 from playwright.sync_api import Browser, BrowserContext, Page
 
+# Every CSS animation and transition of the app ended at once. A headless chromium draws every frame of one
+# (Streamlit's running icon, elements fading while a script runs) in software, on the CPU the app server and
+# the page's own scripts need: with them, views took 20-36 s beside a busy test worker, without them 6-10 s
+# (the compositing process' CPU 2-11 s a view against 0.3-0.8 s). The tests read what is drawn and where, once
+# it has settled, which no animation changes; the benchmarks keep them, as a visitor sees them.
+STILL_JS = """document.addEventListener('DOMContentLoaded', () => {
+  const style = document.createElement('style');
+  style.textContent = '*, *::before, *::after { animation: none !important; transition: none !important; }';
+  document.head.appendChild(style);
+});"""
+
+
+def still_context(browser: Browser, **options: object) -> BrowserContext:
+    """A new browser context (``options`` as ``Browser.new_context`` takes them) whose pages run no CSS
+    animation or transition (``STILL_JS``): every context a test opens."""
+    context = browser.new_context(**options)
+    context.add_init_script(STILL_JS)
+    return context
+
 
 def require_chromium() -> None:
     """Skip the calling test module where chromium is missing, or fail where BERTVIZ_REQUIRE_BROWSER says the
@@ -30,10 +49,10 @@ def open_view(browser: Browser, url: str, fresh: bool = False) -> Page:
     one context (the browser's cache of the app's scripts, compiled once) unless ``fresh``: a context of its own,
     nothing shared with any other tab (a link that must reopen a view by itself). ``done`` closes it."""
     if fresh:
-        context = browser.new_context(viewport=VIEWPORT)
+        context = still_context(browser, viewport=VIEWPORT)
     else:
         if id(browser) not in _SHARED:
-            _SHARED[id(browser)] = browser.new_context(viewport=VIEWPORT)
+            _SHARED[id(browser)] = still_context(browser, viewport=VIEWPORT)
         context = _SHARED[id(browser)]
     page = context.new_page()
     page.goto(url)

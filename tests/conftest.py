@@ -183,9 +183,10 @@ def screen_150(browser):  # noqa: ANN001, ANN201 - a playwright Browser in, a Pa
     """One tab at 1280 x 720 and 150 % zoom (853 x 480 CSS px) for every audit of the session: each view is a new
     page load and so a new Streamlit session, and the tab keeps only the browser's cache of the app's scripts, which
     a fresh context would fetch and compile again (about a second a view)."""
+    from browser_views import still_context
     from test_presentation import HEIGHT, WIDTH
 
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1.5)
+    context = still_context(browser, viewport={"width": WIDTH, "height": HEIGHT}, device_scale_factor=1.5)
     yield context.new_page()
     context.close()
 

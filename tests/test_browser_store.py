@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from browser_views import require_chromium
+from browser_views import require_chromium, still_context
 from live_app import running_app, wait_idle
 
 require_chromium()
@@ -28,7 +28,7 @@ def store_server(labelled_store) -> Iterator[str]:  # noqa: ANN001
 
 
 def test_the_store_view_shows_its_neighbours_in_a_browser(store_server: str, browser: Browser) -> None:
-    page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    page = still_context(browser, viewport={"width": 1280, "height": 720}).new_page()
     page.goto(f"{store_server}/{VIEW}")
     wait_idle(page)
     page.get_by_text("Where else the model puts “the”, token 1").wait_for()  # a text with one “bank”: its first word
@@ -40,7 +40,7 @@ def test_the_store_view_shows_its_neighbours_in_a_browser(store_server: str, bro
 
 
 def test_sentence_pooling_draws_the_stores_map_in_a_browser(store_server: str, browser: Browser) -> None:
-    page = browser.new_context(viewport={"width": 1280, "height": 720}).new_page()
+    page = still_context(browser, viewport={"width": 1280, "height": 720}).new_page()
     page.goto(f"{store_server}/{VIEWS[1]}")
     wait_idle(page)
     page.locator("[data-testid='stPlotlyChart'] .scatterlayer .point, [data-testid='stPlotlyChart'] canvas").first \

@@ -132,11 +132,12 @@ def test_a_failed_switch_is_shown_under_the_button(present: bool) -> None:
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed (apt-get install chromium)")
 def test_a_failed_switch_in_a_browser_shows_next_to_the_button(browser, server: str) -> None:  # noqa: ANN001
+    from browser_views import still_context
     from playwright.sync_api import expect
 
     SHOTS.mkdir(exist_ok=True)
     for mode, query in (("normal", ""), ("present", "?present=true")):
-        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page = still_context(browser, viewport={"width": 1400, "height": 1000}).new_page()
         page.goto(f"{server}/masked_words{query}")
         wait_idle(page)
         button = page.get_by_role("button", name="Switch to bert-base-uncased")

@@ -123,8 +123,7 @@ def pooling_store_view(corpus: Corpus) -> None:
             "Each cell scores one stored way of turning a sentence into a vector (a pooling strategy at a layer): the "
             "silhouette (cosine) of the labels, higher = labels apart. Below, the store's own 2-D map of that column, "
             "every row.  \nThe store was computed once, in advance: nothing here runs the model.",
-            recipes.store_measures(corpus.name, column, len(sample.rows), sample.total),
-            key="store_pooling")
+            recipes.store_measures(corpus.name, column, len(sample.rows), sample.total), key="store_pooling")
         st.subheader("Which stored vector separates the labels best?")
         scores = silhouette_grid(cells, _silhouettes(corpus, cells, sample).__getitem__)
         score_grid_view(scores, "silhouette (cosine)", "sp_store_scores")
@@ -240,9 +239,8 @@ def maps_store_view(corpus: Corpus, strategies: list[str], layers: list[int], pr
     teaching_panel(
         f"Each panel is the store's own {projection} map of one stored column, drawn when the store was computed"
         f"; its title gives its trustworthiness (1 when every point's map neighbours are true neighbours).  \n"
-        "Read clusters on a map with a low score as the map's, not the model's.",
-        recipes.store_map(corpus.name, store.column(drawn[-1].strategy, drawn[-1].layer), projection, TRUST_ROWS),
-        key="store_map")
+        "Read clusters on a map with a low score as the map's, not the model's.", recipes.store_map(
+            corpus.name, store.column(drawn[-1].strategy, drawn[-1].layer), projection, TRUST_ROWS), "store_map")
     points, coords = store_grid(name, stamp, tuple(drawn), projection, store)
     positions, width = grid_panels(grid_rows(drawn))
     panels = [grid_figures.Panel(r, c, map_title(cell.layer, store_trust(name, stamp, cell, projection, store)),
