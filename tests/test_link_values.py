@@ -90,3 +90,20 @@ def test_a_layer_the_store_lacks_is_named_once(monkeypatch: pytest.MonkeyPatch, 
                            "choices here"), said
     assert "elsewhere" not in said  # the store picker says that one, with the stores offered
     assert any("The link names the store elsewhere" in w.value.replace("\\", "") for w in at.warning)
+
+
+SHARED = [entry for entry in PAGES if checks(entry).shared_query]
+
+
+@pytest.mark.parametrize("entry", SHARED, ids=lambda entry: entry.url_path)
+def test_every_setting_of_a_pages_shared_link_is_used(entry: PageEntry, mlm_dir: Path) -> None:
+    """The links the browser tests share (``PageChecks.shared_query``) give only values their pages take: a link
+    that reopens "the same view" with a setting dropped would prove less than it seems."""
+    from urllib.parse import parse_qsl
+
+    query = checks(entry).shared_query.format(mlm=str(mlm_dir))
+    link: dict[str, str | list[str]] = {}
+    for name, value in parse_qsl(query):
+        link[name] = [*link[name], value] if isinstance(link.get(name), list) else (
+            [link[name], value] if name in link else value)
+    assert notice(opened(entry.file, link)) == "", query

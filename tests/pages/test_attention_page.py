@@ -19,7 +19,7 @@ CHECKS = PageChecks(
               ("session_state", "at_tab", "Statistics"), ("session_state", "at_tab", "From one token")),
     timed_change=("layer", "?at_layer=3", slider),
     long_text=(typed("text_area", "at_text", LONG),),
-    shared_query="at_text=The+cat+sat+on+the+mat.&at_layer=4&at_heads=head+2&at_heads=head+5&at_token=3"
+    shared_query="at_text=The+cat+sat+on+the+mat.&at_layer=4&at_heads=head+2&at_heads=head+5&at_token=3+%C2%B7+sat"
                  "&at_tab=Statistics",
     extra_views=("at_tab=Model+view", "at_tab=Statistics", "at_tab=From+one+token"),
     visit=lambda words: {"at_text": words(600), "at_tab": "Model view"},

@@ -13,7 +13,7 @@ CHECKS = PageChecks(
     timed_change=("layer", "?cs_layer=4", slider),
     long_text=(typed("text_area", "cs_texts", f"A short one.\n{LONG}"),),
     shared_query="cs_texts=One+sentence.%0AAnother+one.%0AA+third.&cs_strategy=max&cs_layer=2"
-                 "&cs_metric=dot+product&cs_correct=whitening&cs_k=8&cs_query=1&cs_pair=true",
+                 "&cs_metric=dot+product&cs_correct=whitening&cs_k=8&cs_query=2%3A+Another+one.&cs_pair=true",
     extra_views=("cs_metric=euclidean+distance&cs_strategy=first_last_avg",),
     visit=lambda words: {"cs_texts": "\n".join(f"{words(10)}." for _ in range(60))},
     store_settings=(("slider", "cs_store_k", 5), ("selectbox", "cs_store_layer", 3),

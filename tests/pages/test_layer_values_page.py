@@ -14,7 +14,7 @@ CHECKS = PageChecks(
               ("slider", "lv_k", 2.5)),
     timed_change=("layer", "?lv_layer=4", slider),
     long_text=(typed("text_area", "lv_text", LONG),),
-    shared_query="lv_text=Another+text+to+share&lv_layer=3&lv_token=2&lv_scope=all+tokens&lv_k=4.5&lv_share=0.3",
+    shared_query="lv_text=Another+text+to+share&lv_layer=3&lv_token=2+%C2%B7+text&lv_scope=all+tokens&lv_k=4.5&lv_share=0.3",
     extra_views=("lv_tab=Token+%C3%97+dimension+at+the+chosen+layer",),
     visit=lambda words: {"lv_text": words(600)},
 )

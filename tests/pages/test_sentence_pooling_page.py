@@ -22,7 +22,8 @@ CHECKS = PageChecks(
     uploader=UPLOADER,
     upload_settings=(("sp_strats", ["mean"]), ("sp_layers", [6])),
     upload_labelled=True,
-    shared_query="sp_cell=max&sp_cell_layer=2&sp_strats=cls&sp_strats=max&sp_layers=1&sp_layers=4",
+    shared_query="sp_cell=max&sp_cell_layer=layer+2&sp_strats=cls&sp_strats=max&sp_layers=layer+1"
+                 "&sp_layers=layer+4",
     extra_views=("sp_cell=mean_no_special&sp_strats=mean_sqrt_len&sp_strats=first_last_avg",),
     visit=lambda words: {UPLOADER[0]: UPLOAD},
     store_view=(("radio", "sp_source", "Precomputed store"),),

@@ -18,7 +18,7 @@ CHECKS = PageChecks(
     timed_change=("layer", "?sc_layer_left=2", slider),
     long_text=(typed("text_input", "sc_text", LONG[:4000]), uploaded(UPLOADER, "text\nA short one.\n" + LONG)),
     uploader=UPLOADER,
-    shared_query="sc_text=The+river+bank+was+muddy.&sc_token=3&sc_layer_left=2&sc_k=5&sc_metric=dot+product"
+    shared_query="sc_text=The+river+bank+was+muddy.&sc_token=3+%C2%B7+bank&sc_layer_left=2&sc_k=5&sc_metric=dot+product"
                  "&sc_strategy=max&sc_adjusted=adjusted",
     extra_views=("sc_metric=euclidean+distance",),
     visit=lambda words: {"sc_text": f"{words(30)} {TUTORIAL}"},

@@ -18,7 +18,8 @@ CHECKS = PageChecks(
     timed_change=("strategy", "", select("Word vector", ("layer 1", "layer 2"))),
     long_text=(long_texts,),
     shared_query="ws_preset=crane&ws_texts=A+crane+lifted+steel.%0AThe+crane+flew+south.%0AA+crane+is+a+bird."
-                 "&ws_word=crane&ws_sub=first&ws_strategy=layer+2&ws_metric=dot+product&ws_score=gap"
+                 "&ws_word=crane&ws_sub=first&ws_strategy=layer+2&ws_metric=dot+product"
+                 "&ws_score=mean+same-sense+cosine+%E2%88%92+mean+different-sense+cosine"
                  "&ws_senses=machine|bird|bird",
     extra_views=("ws_metric=euclidean+distance&ws_strategy=sum+of+all+layers",),
     visit=lambda words: {"ws_preset": "(your own texts)", "ws_word": "bank",
