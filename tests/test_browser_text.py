@@ -35,7 +35,7 @@ def test_tokenization_settings_come_from_the_url(server: str, browser: Browser) 
     tokens = [rows.nth(i).locator("td").nth(1).inner_text().strip() for i in range(8)]
     assert tokens == ["[CLS]", "em", "##bed", "##ding", "##s", "*", "#", "[SEP]"]
     cells = lambda i: [td.strip() for td in rows.nth(i).locator("td").all_inner_texts()]  # noqa: E731
-    assert cells(0)[5] == "None" and cells(1)[5:] == ["0", "word start", "embeddings", "0", "2"]  # ints stay ints
+    assert cells(0)[5] == "—" and cells(1)[5:] == ["0", "word start", "embeddings", "0", "2"]  # ints stay ints
     assert rows.filter(has_text="## continuation").count() == 3
     assert page.locator("[data-testid='stTable'] :is(h1, h2, h3, ul, em)").count() == 0
     done(page)

@@ -58,6 +58,14 @@ EXEMPT: dict[str, str] = {
     "encoder.record": "writes a log line for tests and benchmarks; no user input",
     "encoding.trim_offset": "trims the offsets the tokenizer gave, inside the Encoder",
     "token_index.index_rows": "builds token_index's rows from its own tokenizer output",
+    **{f"model_choice.{name}": "rank_models is scoring, then ranked: its cases (test_bad_input_grids) pass through both"
+       for name in ("scoring", "ranked")},
+    **{f"which_model.{name}": "shapes what the Which model? page already holds (checked models, a rank_models "
+                              "table, checked pairs) into a check, a table or a figure; "
+                              "tests/pages/test_which_model_page.py pins each, its bad input included"
+       for name in ("check_models", "cost_table", "disk_bytes", "layer_choices", "layers_figure", "leaderboard",
+                    "model_cells", "model_grid", "pairs_corpus", "parameter_count")},
+    "word_vectors.distinct": "takes word_strategies' own registry, never a user's input",
     "token_index.build_index": "fills token_index's index from its own encodings",
     "pooling.supported_strategies": "reads ModelInfo.has_pooler",
     "pooling_grid.cell_title": "formats a Cell and the CellResult score_cell made",
