@@ -110,6 +110,10 @@ if not info.has_mlm_head:
     st.caption(f"Row L: the nearest input word embeddings (cosine) to the {literal(mask_token)}'s hidden state "
                "after layer L — not the pre-training head's guesses, which this model lacks. Row 0 is the "
                "embedding layer's output, before any attention.")
+    st.caption(f"Why {literal(mask_token)} itself and unrelated words (names, “bert”) fill these rows: a "
+               f"{literal(mask_token)} position's hidden state stays near the {literal(mask_token)} embedding itself, "
+               "since no word is read there, and this model has no masked-LM head to turn that state into a guess, "
+               "so its nearest input embeddings are not predictions of the hidden word.")
     item = model_input(model_key(), text, None)
     by_position = dict(zip(found.positions, names))
     left, right = st.columns([2, 3])

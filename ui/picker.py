@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most
 CUSTOM = "Custom id or path…"
 ACTIVE = "_active_model"  # session key: the (model, device) this session uses, checked when chosen
 FAILED_NOTE = "_failed_model_note"  # session key: a failed model's message, shown once after the picker snaps back
+OFFERED = "_offered_model"  # session key: the model a page's switch button asked for, until the page answered
 FAILURE_MEMORY_S = 600  # a model that failed to load is not tried again for this long, by any session
 _FAILURES_LOCK = threading.Lock()  # cachetools' caches are not thread-safe
 
@@ -137,7 +138,11 @@ def model_sidebar() -> None:
         wanted = st.session_state.get(ACTIVE, (BUNDLED_MODEL, device))
     if failure is not None:
         link_said("model", "custom_model", "device")  # the failure says why the link's model is not the one in use
-        side.error(literal(failure), icon="⚠️")
+        offered = st.session_state.get(OFFERED)
+        if offered is None:
+            side.error(literal(failure), icon="⚠️")
+        else:  # a page's switch button asked for it: offer_model says why beside that button, once
+            side.caption(f"{literal(offered)} could not be loaded: the page says why, beside its button.")
         side.caption(f"Still using **{literal(model_key()[0])}**.")
     elif wanted != st.session_state.get(ACTIVE):
         try:
@@ -209,9 +214,6 @@ def model_key() -> tuple[str, str]:
     return st.session_state.get(ACTIVE, (BUNDLED_MODEL, "auto"))
 
 
-OFFERED = "_offered_model"  # session key: the model a page's switch button asked for, until the page answered
-
-
 def _switch_to(model: str, choices: list[str]) -> None:
     """The switch button's callback: the sidebar's picker on ``model``, and the page told it was asked for."""
     show_in_picker(model, choices)
@@ -221,8 +223,8 @@ def _switch_to(model: str, choices: list[str]) -> None:
 def offer_model(model: str, label: str) -> None:
     """A button that switches this session to ``model`` (through the sidebar's picker, so the URL follows), or
     a note when this server's BERTVIZ_MODELS allowlist leaves it out. When the model cannot load (offline, say),
-    the current model stays and the reason shows right under the button: the sidebar says it too, but
-    presentation mode folds the sidebar away."""
+    the current model stays and the reason shows right under the button, once: the sidebar only points here, since
+    presentation mode folds it away."""
     allowed = allowed_models()
     if allowed is not None and model not in allowed:
         st.caption(f"This server's operator has not listed {literal(model)} in BERTVIZ_MODELS, so it cannot be "

@@ -37,6 +37,9 @@ TEXT = "The [MASK] by the river was [MASK]."
 BASE = [member.name for member in FAMILY] + list(EXTRAS)
 CAPTION = ("nearest input word embeddings (cosine) to the [MASK]'s hidden state after layer L — not the "
            "pre-training head's guesses, which this model lacks")
+WHY_NOT_GUESSES = ("a [MASK] position's hidden state stays near the [MASK] embedding itself, since no word is read "
+                   "there, and this model has no masked-LM head to turn that state into a guess, so its nearest "
+                   "input embeddings are not predictions of the hidden word")
 SHOTS = Path("/tmp/mw_shots")
 
 
@@ -70,6 +73,7 @@ def test_the_bundled_model_shows_the_offline_view_from_a_link(bundled: Encoder, 
     grid = chart(at, "mw_nearest")
     np.testing.assert_allclose(plotly_array(grid["data"][0]["z"]), near.cosines, atol=1e-6)
     assert "not the head's guesses" in grid["layout"]["title"]["text"] and CAPTION in shown(at, "caption")
+    assert WHY_NOT_GUESSES in shown(at, "caption")
     open_code_panels(at)
     assert at.get("code")[0].value == recipes.nearest_embeddings(bundled.info, TEXT, 1, 4).strip()
     link = at.get("code")[1].value  # the share link reopens this view
@@ -128,6 +132,9 @@ def test_a_failed_switch_is_shown_under_the_button(present: bool) -> None:
     assert "offline mode" in message
     assert at.sidebar.selectbox(key="model").value == "all-MiniLM-L6-v2 (bundled)"
     assert len(table(at, "mw_nearest_table")) == 7 * 10
+    everywhere = [e.value for e in [*at.error, *at.warning, *at.caption, *at.markdown]]  # main and sidebar
+    assert sum("offline mode" in value for value in everywhere) == 1, everywhere  # the long error, once
+    assert "the page says why, beside its button" in " ".join(c.value for c in at.sidebar.caption)
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed (apt-get install chromium)")
@@ -146,6 +153,7 @@ def test_a_failed_switch_in_a_browser_shows_next_to_the_button(browser, server: 
         error = page.locator("[data-testid='stMain'] [data-testid='stAlertContentError']")
         expect(error).to_have_count(1)
         expect(error).to_contain_text("bert-base-uncased could not be loaded")
+        expect(page.locator("[data-testid='stAlertContentError']", has_text="offline mode")).to_have_count(1)
         below, above = error.bounding_box(), button.bounding_box()
         assert 0 <= below["y"] - (above["y"] + above["height"]) < 80, (above, below)
         assert page.locator(".st-key-mw_nearest .js-plotly-plot").count() == 1
@@ -158,8 +166,8 @@ def test_the_page_explains_a_model_without_the_head() -> None:
     at = open_page(PAGE)
     assert "has no masked-language-model head" in at.warning[0].value.replace("\\", "")
     assert [b.label for b in at.button] == ["Switch to bert-base-uncased"]
-    at.button[0].click().run()  # offline (HF_HUB_OFFLINE): the sidebar says why and keeps the bundled model
-    assert not at.exception and "offline mode" in " ".join(e.value for e in at.sidebar.error)
+    at.button[0].click().run()  # offline (HF_HUB_OFFLINE): the page says why and keeps the bundled model
+    assert not at.exception and "offline mode" in " ".join(e.value for e in at.main.error)
     assert "has no masked-language-model head" in at.warning[0].value.replace("\\", "")
 
 
