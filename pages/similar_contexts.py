@@ -8,6 +8,7 @@ from bertviz_core.figures import layer_label
 from bertviz_core.model.lengths import cut_note
 from bertviz_core.measures.neighbours import MIN_CONTEXTS, MIN_TEXTS, own_sentences, word_contextuality
 from bertviz_core.views.page_views import fewer_tokens_note, neighbours_listed
+from bertviz_core.views.similar_contexts import share_said
 from bertviz_core.measures.pooling import POOLINGS, supported_strategies
 from bertviz_core.measures.similarity import METRICS
 from bertviz_core.model.token_index import index_rows
@@ -79,22 +80,24 @@ st.caption(f"{len(index.tokens):,} tokens of {len(texts):,} sentences, {metric} 
 for column, layer, side in zip(st.columns(2), (left_layer, right_layer), ("left", "right")):
     with column:
         shown = token_neighbours(model_key(), corpus_id, sentence, token, layer, k, metric, index, states)
-        share = summary.loc[summary["layer"] == layer, "same word"].iloc[0]
-        st.markdown(f"**{layer_label(layer).capitalize()}**: {share:.0%} are “{literal(word)}”")
+        share = summary.loc[summary["layer"] == layer].iloc[0]
+        st.markdown(f"**{layer_label(layer).capitalize()}**: {literal(share_said(share, word))}")
         table(shown[["rank", "score", "context"]], key=f"sc_near_{side}", height=420)
         download_csv(shown, "Download (CSV)", f"neighbours_layer{layer}.csv", f"sc_near_{side}_csv")
 
 st.subheader("The same word, or a similar context? Layer by layer")
 st.caption(f"At every layer: the share of the {neighbours_listed(k, len(index.tokens))} nearest corpus tokens that "
-           f"belong to “{literal(word)}” itself, and the words most common among them. BERT-base's upper layers are "
+           f"belong to “{literal(word)}” itself (“most possible”: how many of them can, as many as the corpus "
+           "holds outside your sentence), and the words most common among them. BERT-base's upper layers are "
            "much less self-similar (Ethayarajh 2019), so context can take over from identity there; where the share "
            "stays high, context still decides which occurrences come nearest (compare the two lists above).")
 left, right = columns([3, 2])
 chart(figures.layer_share_figure(summary, f"Share of neighbours that are “{word}”, by layer"), key="sc_share",
       container=left)
 with right:
-    table(summary.assign(layer=[layer_label(x) for x in summary["layer"]],
-                         **{"same word": summary["same word"].map("{:.0%}".format)}), key="sc_summary")
+    table(summary.drop(columns="neighbours").assign(  # the neighbours listed: k, said in the caption above
+        layer=[layer_label(x) for x in summary["layer"]], **{"same word": summary["same word"].map("{:.0%}".format)}),
+        key="sc_summary")
 download_csv(summary, "Download the summary (CSV)", "neighbour_summary.csv", "sc_summary_csv")
 
 st.subheader("Nearest sentences")

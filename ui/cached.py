@@ -56,11 +56,12 @@ def masked_lens(key: tuple[str, str], text: str, hidden_ids: tuple[int | None, .
 @st.cache_data(max_entries=64, show_spinner=False)
 def neighbour_summary(key: tuple[str, str], corpus_id: str, sentence: str, token: int, k: int, metric: str,
                       word: str, _index: TokenIndex, _states: np.ndarray) -> pd.DataFrame:
-    """Cached ``neighbours.layer_summary`` of one token of ``sentence`` (``_states``, its hidden states (layers+1,
+    """Cached ``similar_contexts.layer_summary`` of one token of ``sentence`` (``_states``, its hidden states (layers+1,
     tokens, hidden), which the page reads from the shared store on every run, so that a setting change finds
     them there or recomputes them before, never inside, this call) over the corpus ``corpus_id`` (the sentence
     itself left out of it)."""
-    from bertviz_core.measures.neighbours import layer_summary, own_sentences
+    from bertviz_core.measures.neighbours import own_sentences
+    from bertviz_core.views.similar_contexts import layer_summary
 
     return layer_summary(_index, _states[:, token], word, k, metric, own_sentences(_index.texts, sentence))
 
@@ -162,9 +163,10 @@ def compared(key: tuple[str, str], texts_id: str, strategy: str, layer: int | No
 def token_neighbours(key: tuple[str, str], corpus_id: str, sentence: str, token: int, layer: int, k: int,
                      metric: str, _index: TokenIndex, _states: np.ndarray) -> pd.DataFrame:
     """Cached ``neighbours.nearest_tokens`` of one token of ``sentence`` (``_states``, as in
-    ``neighbour_summary``) at ``layer``, in context (``neighbours.in_context``), over the corpus ``corpus_id``
+    ``neighbour_summary``) at ``layer``, in context (``similar_contexts.in_context``), over the corpus ``corpus_id``
     with the sentence itself left out of it."""
-    from bertviz_core.measures.neighbours import in_context, nearest_tokens, own_sentences
+    from bertviz_core.measures.neighbours import nearest_tokens, own_sentences
+    from bertviz_core.views.similar_contexts import in_context
 
     found = nearest_tokens(_index, _states[layer, token], layer, k, metric, own_sentences(_index.texts, sentence))
     return in_context(found, _index.texts)

@@ -251,12 +251,18 @@ def rank_curves_figure(tracked: pd.DataFrame, title: str) -> go.Figure:
 
 
 def layer_share_figure(summary: pd.DataFrame, title: str) -> go.Figure:
-    """The share of a token's neighbours that are the same word, by layer (``neighbours.layer_summary``)."""
-    line = dict(type="scatter", x=[layer_label(int(x)) for x in summary["layer"]], y=summary["same word"],
-                mode="lines+markers", line=dict(color="#4f46e5"), hovertemplate="%{x}: %{y:.0%}<extra></extra>")
+    """The share of a token's neighbours that are the same word, by layer (``similar_contexts.layer_summary``), and
+    dashed, the most it can be where the corpus holds fewer of the word's tokens than there are neighbours."""
+    x = [layer_label(int(layer)) for layer in summary["layer"]]
+    line = dict(type="scatter", x=x, y=summary["same word"], mode="lines+markers", line=dict(color="#4f46e5"),
+                name="same word", hovertemplate="%{x}: %{y:.0%}<extra></extra>")
+    ceiling = summary["most possible"] / summary["neighbours"]
+    most = dict(type="scatter", x=x, y=ceiling, mode="lines", line=dict(color="#b45309", dash="dash"),
+                name="the most possible", hovertemplate="%{x}: at most %{y:.0%}<extra></extra>")
     layout = dict(title=dict(text=plain(title)), height=360, margin=dict(l=10, r=10, t=60, b=10),
-                  yaxis=dict(title="same word", tickformat=".0%", range=[-0.02, 1.02]))
-    return go.Figure(dict(data=[line], layout=layout))
+                  yaxis=dict(title="same word", tickformat=".0%", range=[-0.02, 1.02]),
+                  showlegend=bool((ceiling < 1).any()), legend=dict(orientation="h", y=-0.2, x=0))
+    return go.Figure(dict(data=[line, most] if (ceiling < 1).any() else [line], layout=layout))
 
 
 def measures_figure(measures: pd.DataFrame, columns: Sequence[str], title: str, y_title: str) -> go.Figure:

@@ -1,5 +1,6 @@
-"""Similar contexts: a corpus' token index (``token_index``) searched by similarity, and how contextual
-each layer is (Ethayarajh 2019, "How Contextual are Contextualized Word Representations?").
+"""Similar contexts: a corpus' token index (``token_index``) and pooled sentences searched by similarity, and how
+contextual each layer is (Ethayarajh 2019, "How Contextual are Contextualized Word Representations?"). What the page
+shows of a search (contexts, the share of same-word neighbours) is ``views.similar_contexts``.
 
 Every score is computed in float32 from the index's float16 values.
 """
@@ -16,7 +17,6 @@ import bertviz_core.checks as checks
 from bertviz_core.measures.pooling import vectors_at
 from bertviz_core.measures.similarity import METRICS
 from bertviz_core.model.token_index import TokenIndex, check_index
-from bertviz_core.words.word_vectors import snippet
 
 MIN_CONTEXTS = 5  # a word counts in the corpus' self-similarity when it occurs in this many sentences, as in the paper
 BASELINE_PAIRS = 2000  # random token pairs behind the anisotropy baseline
@@ -73,44 +73,6 @@ def nearest_tokens(index: TokenIndex, vector: np.ndarray, layer: int, k: int, me
     found.insert(0, "score", scores[order])
     found.insert(0, "rank", np.arange(1, len(order) + 1))
     return found
-
-
-def in_context(found: pd.DataFrame, texts: tuple[str, ...]) -> pd.DataFrame:
-    """``nearest_tokens`` results as a reader sees them: rank, score, the token and its context with the
-    token between « », and the whole sentence."""
-    checks.frame(found, "found", ("rank", "score", "token", "sentence", "start", "end"))
-    texts = checks.strings(texts, "texts")
-    if len(found) and found["sentence"].max() >= len(texts):
-        raise ValueError(f"found names sentence {found['sentence'].max()}, but texts has {len(texts)}: pass the "
-                         "texts of the index that was searched (index.texts).")
-    return pd.DataFrame({
-        "rank": found["rank"], "score": found["score"], "token": found["token"],
-        "context": [snippet(texts[s], a, b, ("«", "»"), words=5)
-                    for s, a, b in zip(found["sentence"], found["start"], found["end"])],
-        "sentence": [texts[s] for s in found["sentence"]],
-    })
-
-
-def layer_summary(index: TokenIndex, vectors: np.ndarray, word: str, k: int, metric: str = "cosine",
-                  exclude: Sequence[int] = (), common: int = 3) -> pd.DataFrame:
-    """For the query token's ``vectors`` (layers+1, hidden), at every layer: the share of its ``k`` nearest
-    corpus tokens (see ``nearest_tokens``) that belong to the same word (``word``, compared lowercased), and
-    the ``common`` most frequent words among them ("river ×3, money ×2")."""
-    vectors = checks.numbers(vectors, "vectors", "(layers+1, hidden)")
-    if vectors.shape != (check_index(index).vectors.shape[0], index.vectors.shape[2]):
-        raise ValueError(f"vectors must be the query token's vector at every layer, {index.vectors.shape[0]} rows of "
-                         f"{index.vectors.shape[2]}; they have shape {vectors.shape}.")
-    return pd.DataFrame([share_of_word(layer, nearest_tokens(index, vectors[layer], layer, k, metric, exclude)["key"],
-                                       word, common) for layer in range(index.vectors.shape[0])])
-
-
-def share_of_word(layer: int, keys: pd.Series, word: str, common: int = 3) -> dict:
-    """One row of a layer summary: the share of neighbours whose ``keys`` (their words, lowercased) are ``word``,
-    and the ``common`` most frequent ones ("river ×3, money ×2")."""
-    keys, word = pd.Series(checks.strings(keys, "keys"), dtype=object), checks.text(word, "The word")
-    counts = keys.value_counts(sort=True)
-    return {"layer": layer, "same word": float((keys == word.lower()).mean()),
-            "most common neighbour words": ", ".join(f"{w} ×{n}" for w, n in counts.head(common).items())}
 
 
 def nearest_sentences(pooled: dict[str, np.ndarray], query: dict[str, np.ndarray], strategy: str,

@@ -4,6 +4,7 @@ from __future__ import annotations
 from bertviz_core.model.models import ModelInfo
 from bertviz_core.recipes.common import TRIM_CODE, load_lines
 from bertviz_core.measures.similarity import METRIC_IMPORTS, METRICS
+from bertviz_core.views.comparison import STORE_BASELINE_ROWS
 
 BUILT_IN_CORPUS = ("from bertviz_core.corpora import reference_corpus  # the page's built-in sentences\n"
                    "texts = list(reference_corpus())\n")
@@ -73,10 +74,16 @@ def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: st
         "own = [s for s, text in enumerate(texts) if text.strip() == sentence.strip()]   # your sentence, left out\n"
         "allowed = np.array([s not in own for s, _, _ in where])\n"
         f"query = token_states(sentence)[0][:, {token}]   # token {token} at every layer\n"
+        f"word = {word.lower()!r}\n"
+        "held = sum(w == word for (_, w, _), ok in zip(where, allowed) if ok)   # its tokens outside your sentence\n"
+        "shares = {}   # layer: (neighbours that are the word, neighbours, the most that can be)\n"
         + layer_loop("neighbours", layers, "    candidates = index[layer].astype(np.float32)\n",
                      "query[layer][None]", metric, k) +
         "    for i in neighbours[layer]:\n"
-        "        print(layer, round(float(scores[i]), 3), where[i], texts[where[i][0]])\n\n"
+        "        print(layer, round(float(scores[i]), 3), where[i], texts[where[i][0]])\n"
+        "    listed = len(neighbours[layer])\n"
+        "    shares[layer] = (sum(where[i][1] == word for i in neighbours[layer]), listed, min(listed, held))\n"
+        "    print(layer, '%d of %d are %r, at most %d' % (*shares[layer][:2], word, shares[layer][2]))\n\n"
         "# Nearest sentences: one vector per sentence, as on the Sentence pooling page\n"
         + sentence_vector_code(pooling_code, sentence_layer) +
         "corpus_vectors = np.stack([sentence_vector(text) for text in texts])\n"
@@ -87,7 +94,7 @@ def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: st
         "unit = lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True)\n"
         "occurrences = {}   # the word's occurrences: a word of several pieces is the mean of its pieces\n"
         "for i, (s, w, start) in enumerate(where):\n"
-        f"    if w == {word.lower()!r}:\n"
+        "    if w == word:\n"
         "        occurrences.setdefault((s, start), []).append(i)\n"
         "sentence_of = np.array([s for s, _ in occurrences])\n"
         "if len(set(sentence_of)) >= 2:   # self-similarity needs the word in two sentences or more\n"
@@ -110,12 +117,21 @@ def similar_contexts(info: ModelInfo, sentence: str, token: int, corpus_code: st
 
 
 def store_sentences(info: ModelInfo, folder: str, column: str, sentence: str, pooling_code: str, layer: int | None,
-                    k: int, metric: str) -> str:
+                    k: int, metric: str, against_random_pairs: bool = False) -> str:
     """The ``k`` sentences of the precomputed store in ``folder`` nearest to ``sentence`` by exact search over its
     ``column`` vectors (e.g. "mean@6"), with ``pooling_code`` at ``layer`` for the query, the store's copies of
     ``sentence`` left out, as the page does. A page on an indexed store finds them approximately (it says the
-    recall); this is the exact answer."""
+    recall); this is the exact answer. ``against_random_pairs``: each score's share of the store's own random
+    pairs below it, and their band (``comparison.store_baseline``)."""
     order = "-scores" if METRICS[metric].similar_high else "scores"
+    baseline = "" if not against_random_pairs else (
+        f"\n# What unrelated stored texts score: every pair of up to {STORE_BASELINE_ROWS} stored rows drawn at random\n"
+        f"pick = np.sort(np.random.default_rng(0).permutation(len(vectors))[:{STORE_BASELINE_ROWS}])\n"
+        "sample = np.asarray(vectors[pick])   # (drawn texts, hidden)\n"
+        f"pairs = ({METRICS[metric].code_between('sample', 'sample')})[np.triu_indices(len(pick), k=1)]\n"
+        "print('random pairs: 5th percentile, median, 95th', np.percentile(pairs, [5, 50, 95]))\n"
+        "for s in nearest:\n"
+        "    print(round(float(scores[s]), 3), 'above this share of random pairs:', (pairs < scores[s]).mean())\n")
     return (
         load_lines(info)
         + f"import numpy as np\nimport pandas as pd\n{METRIC_IMPORTS}\n\n"
@@ -131,6 +147,7 @@ def store_sentences(info: ModelInfo, folder: str, column: str, sentence: str, po
         f"nearest = [s for s in np.argsort({order}, kind='stable') if s not in own][:{k}]\n"
         "for s in nearest:\n"
         "    print(round(float(scores[s]), 3), texts[s])\n"
+        + baseline
     )
 
 

@@ -26,6 +26,7 @@ from bertviz_core.measures.similarity import (
 )
 
 MIN_REFERENCE = 4  # texts: two to fit a correction on, two to draw a random pair from
+STORE_BASELINE_ROWS = 300  # stored texts drawn at random for a store's own random-pair baseline, every pair of them
 FIT_ROWS = slice(0, None, 2)  # the reference texts a correction is fitted on
 BASELINE_ROWS = slice(1, None, 2)  # the reference texts random pairs are drawn from
 
@@ -88,6 +89,28 @@ def ranking(comparison: Comparison, query: int, texts: Sequence[str]) -> pd.Data
     return pd.DataFrame({"rank": range(1, len(others) + 1), "index": others[order],
                          "sentence": [texts[i] for i in others[order]], comparison.metric: ranked,
                          "above this share of random pairs": share_below(comparison.baseline, ranked)})
+
+
+def store_baseline(vectors: np.ndarray, metric: str, rows: int = STORE_BASELINE_ROWS, seed: int = 0) -> np.ndarray:
+    """What two unrelated texts of a precomputed store score: ``random_pair_baseline`` of ``rows`` of its column's
+    ``vectors`` (stored rows, hidden), drawn at random with ``seed`` (every pair of them, m(m-1)/2 values). Only
+    those rows are read, so a memory-mapped column of a million rows costs what one of ``rows`` does."""
+    if not hasattr(vectors, "shape") or len(vectors.shape) != 2:
+        raise ValueError(f"vectors must be a store's column, (rows, hidden); it is {checks.shown(vectors)}.")
+    rows, seed = checks.whole_number(rows, "rows", 2), checks.whole_number(seed, "seed", 0)
+    pick = np.sort(np.random.default_rng(seed).permutation(len(vectors))[:rows])  # in order: the disk reads forward
+    return random_pair_baseline(np.asarray(vectors[pick]), metric, rows, seed)
+
+
+def store_baseline_note(baseline: np.ndarray, vectors: str, metric: str) -> str:
+    """What a store's random-pair ``baseline`` (``store_baseline``) is, for a caption: how many pairs of which
+    ``vectors`` (e.g. "“mean” vectors, layer 6"), and its band (5th percentile, median, 95th)."""
+    low, mid, high = baseline_band(baseline)
+    drawn = round((1 + np.sqrt(1 + 8 * len(baseline))) / 2)  # m texts give m(m-1)/2 pairs
+    return (f"“Above this share of the store's random pairs”: the share of {len(baseline):,} pairs of the store's "
+            f"own texts (every pair of {drawn:,} stored texts drawn at random, their {vectors}, by {metric}) "
+            f"that score lower. The store's random pairs: 5th percentile {low:.3f}, median {mid:.3f}, 95th "
+            f"{high:.3f}.")
 
 
 def pair_versus_alone(pair: Encoding, alone: Sequence[Encoding]) -> pd.DataFrame:

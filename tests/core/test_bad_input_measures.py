@@ -1,5 +1,5 @@
-"""Bad input to the core's measures, table-driven: attention, comparison, neighbours, similarity and stats, and
-the corpus sources they are given.
+"""Bad input to the core's measures, table-driven: attention, comparison, neighbours (and Similar contexts' views of
+them), similarity and stats, and the corpus sources they are given.
 What a case may say, and the inputs ``c`` holds: tests/core/bad_input.py."""
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from bertviz_core.corpora import corpus_sources as cs
 from bertviz_core.measures import neighbours as nb
 from bertviz_core.measures import similarity as sim
 from bertviz_core.measures import stats as st
+from bertviz_core.views import similar_contexts as scx
 
 
 # Keys are "module.function: what is bad" ("Encoder.method: ..." for the Encoder's methods); ``c`` holds the
@@ -97,9 +98,25 @@ CASES: dict[str, Case] = {
     "neighbours.scores_against: NaN query": Case(lambda c: nb.scores_against(c.x, nan_rows(2)[1], "dot product")),
     "neighbours.scores_against: other dimensions": Case(lambda c: nb.scores_against(c.x, c.x[0, :3], "cosine")),
     "neighbours.scores_against: None query": Case(lambda c: nb.scores_against(c.x, None, "cosine")),
-    "neighbours.share_of_word: None keys": Case(lambda c: nb.share_of_word(1, None, "bank")),
-    "neighbours.share_of_word: a number among keys": Case(lambda c: nb.share_of_word(1, pd.Series(["a", 3]), "a")),
-    "neighbours.share_of_word: None word": Case(lambda c: nb.share_of_word(1, pd.Series(["a"]), None)),
+    "similar_contexts.share_of_word: None keys": Case(lambda c: scx.share_of_word(1, None, "bank", 3)),
+    "similar_contexts.share_of_word: a number among keys": Case(
+        lambda c: scx.share_of_word(1, pd.Series(["a", 3]), "a", 3)),
+    "similar_contexts.share_of_word: None word": Case(lambda c: scx.share_of_word(1, pd.Series(["a"]), None, 3)),
+    "similar_contexts.share_of_word: held -1": Case(lambda c: scx.share_of_word(1, pd.Series(["a"]), "a", -1)),
+    "similar_contexts.share_of_word: held 2.5": Case(lambda c: scx.share_of_word(1, pd.Series(["a"]), "a", 2.5)),
+    "similar_contexts.share_of_word: no keys": Case(lambda c: scx.share_of_word(1, pd.Series([], dtype=object), "a",
+                                                                              0), NAN),
+    "similar_contexts.tokens_of_word: tokens None": Case(lambda c: scx.tokens_of_word(None, "bank")),
+    "similar_contexts.tokens_of_word: word None": Case(lambda c: scx.tokens_of_word(c.index.tokens, None)),
+    "similar_contexts.tokens_of_word: left_out None": Case(lambda c: scx.tokens_of_word(c.index.tokens, "a", None)),
+    "similar_contexts.tokens_of_word: left_out -1": Case(lambda c: scx.tokens_of_word(c.index.tokens, "a", [-1])),
+    "similar_contexts.tokens_of_word: a word the corpus lacks": Case(
+        lambda c: scx.tokens_of_word(c.index.tokens, "zyxwv"), OK),
+    "similar_contexts.share_said: None row": Case(lambda c: scx.share_said(None, "bank")),
+    "similar_contexts.share_said: a row without the counts": Case(
+        lambda c: scx.share_said({"same word": 0.5}, "bank")),
+    "similar_contexts.share_said: None word": Case(
+        lambda c: scx.share_said(scx.share_of_word(1, pd.Series(["a"]), "a", 1), None)),
     "neighbours.check_k: True": Case(lambda c: nb.check_k(True, 10, "neighbour")),
     "neighbours.check_k: 2.5": Case(lambda c: nb.check_k(2.5, 10, "neighbour")),
     "neighbours.check_k: 0": Case(lambda c: nb.check_k(0, 10, "neighbour")),
@@ -123,11 +140,11 @@ CASES: dict[str, Case] = {
     "neighbours.nearest_tokens: every sentence excluded": Case(
         lambda c: nb.nearest_tokens(c.index, c.query, 1, 3, exclude=range(len(CORPUS))), OK),
     "neighbours.nearest_tokens: index None": Case(lambda c: nb.nearest_tokens(None, c.query, 1, 3)),
-    "neighbours.in_context: texts of another corpus": Case(lambda c: nb.in_context(c.found, ("a",))),
-    "neighbours.layer_summary: one vector, not one per layer": Case(
-        lambda c: nb.layer_summary(c.index, c.query, "bank", 3)),
-    "neighbours.layer_summary: word None": Case(lambda c: nb.layer_summary(c.index, c.query_layers, None, 3)),
-    "neighbours.layer_summary: k 0": Case(lambda c: nb.layer_summary(c.index, c.query_layers, "bank", 0)),
+    "similar_contexts.in_context: texts of another corpus": Case(lambda c: scx.in_context(c.found, ("a",))),
+    "similar_contexts.layer_summary: one vector, not one per layer": Case(
+        lambda c: scx.layer_summary(c.index, c.query, "bank", 3)),
+    "similar_contexts.layer_summary: word None": Case(lambda c: scx.layer_summary(c.index, c.query_layers, None, 3)),
+    "similar_contexts.layer_summary: k 0": Case(lambda c: scx.layer_summary(c.index, c.query_layers, "bank", 0)),
     "neighbours.nearest_sentences: unknown strategy": Case(
         lambda c: nb.nearest_sentences(c.pooled, c.pooled_query, "median", 1, 2)),
     "neighbours.nearest_sentences: a strategy not embedded": Case(

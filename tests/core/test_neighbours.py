@@ -19,7 +19,6 @@ from bertviz_core.measures.neighbours import (
     contextuality,
     corpus_self_similarity,
     intra_sentence_similarity,
-    layer_summary,
     nearest_sentences,
     nearest_tokens,
     self_similarity,
@@ -27,6 +26,7 @@ from bertviz_core.measures.neighbours import (
 from bertviz_core.measures.pooling import POOLINGS
 from bertviz_core.measures.similarity import METRICS
 from bertviz_core.model.token_index import TokenIndex, index_rows, token_index
+from bertviz_core.views.similar_contexts import layer_summary, share_said
 
 TEXTS = ("The bank by the river flooded.", "She paid the bank.", "A river bank.", "Money, money and more money.",
          "Rivers flow to the sea.")
@@ -169,7 +169,26 @@ def test_layer_summary_counts_the_same_word(bundled: Encoder) -> None:
     for layer in (0, 6):
         near = nearest_tokens(index, query.hidden_states[layer, 10], layer, 10)
         assert summary.loc[layer, "same word"] == (near["key"] == "bank").mean()
+        assert summary.loc[layer, "same-word neighbours"] == (near["key"] == "bank").sum()
     assert summary.loc[0, "same word"] == 1.0  # before any context, "bank" is nearest to "bank"
+    assert (summary["most possible"] == 10).all()  # the corpus holds more than 10 "bank" tokens
+
+
+def test_a_word_the_corpus_holds_few_of_caps_the_share_and_the_page_says_so(tiny: Encoder) -> None:
+    """Two "bank" tokens in the other sentences: at most 2 of k = 4 neighbours can be "bank", said beside the share."""
+    index = token_index(tiny, TEXTS)
+    (query,) = tiny.encode([TEXTS[2]])  # "A river bank.": its own copy (sentence 2) is left out
+    summary = layer_summary(index, query.hidden_states[:, 3], "Bank", 4, exclude=[2])
+    assert (summary["neighbours"] == 4).all() and (summary["most possible"] == 2).all()
+    for layer, row in summary.iterrows():
+        near = nearest_tokens(index, query.hidden_states[layer, 3], layer, 4, exclude=[2])
+        assert row["same-word neighbours"] == (near["key"] == "bank").sum() <= 2
+    said = share_said(summary.iloc[0], "bank")
+    same = summary.loc[0, "same-word neighbours"]
+    assert said == (f"{same} of 4 ({same / 4:.0%}) are “bank”; at most 2 of 4: the corpus holds only 2 “bank” "
+                    "tokens outside your sentence")
+    uncapped = summary.assign(**{"most possible": 4}).iloc[0]
+    assert share_said(uncapped, "bank") == f"{same} of 4 ({same / 4:.0%}) are “bank”"
 
 
 def test_index_rows_name_whole_words(bundled: Encoder) -> None:
@@ -201,6 +220,8 @@ def test_the_recipe_reproduces_the_neighbours_and_the_measures(bundled: Encoder)
             found = nearest_tokens(index, query.hidden_states[layer, 10], layer, 8, metric, own)
             assert [ns["where"][i][0] for i in ns["neighbours"][layer]] == found["sentence"].tolist()
             assert [ns["where"][i][2] for i in ns["neighbours"][layer]] == found["word_start"].tolist()
+            row = layer_summary(index, query.hidden_states[:, 10], "bank", 8, metric, own).iloc[layer]
+            assert ns["shares"][layer] == (row["same-word neighbours"], row["neighbours"], row["most possible"])
         near = nearest_sentences(pooled, query_pooled, strategy, sentence_layer, 8, metric, own)
         assert [int(s) for s in ns["nearest_sentences"]] == near["sentence"].tolist()
         measures = contextuality(index).table.merge(word_contextuality(index, "bank", contextuality(index)), on="layer")

@@ -83,3 +83,41 @@ def test_empty_lines_duplicates_and_a_huge_sentence() -> None:
     assert "1 of the 3 sentences is longer" in at.warning[0].value and "by sentence: 3 (1,490)" in at.warning[0].value
     matrix = plotly_array(chart(at, "cs_raw")["data"][0]["z"])
     assert matrix.shape == (3, 3) and matrix[0, 1] == pytest.approx(1.0)
+
+
+def test_the_store_ranking_has_the_store_s_own_random_pair_band(monkeypatch: pytest.MonkeyPatch, labelled_store,
+                                                               bundled) -> None:  # noqa: ANN001
+    """Issue #51: each stored neighbour's score beside the share of the store's own random pairs below it, and their
+    band, as plain numpy computes them; drawn once per column and metric, not on every rerun."""
+    from bertviz_core import recipes
+    from bertviz_core.measures.pooling import POOLINGS
+    from bertviz_core.precompute.offered import SETTING
+    from bertviz_core.views import comparison
+
+    drawn, original = [], comparison.store_baseline
+    monkeypatch.setattr(comparison, "store_baseline", lambda *args, **kw: drawn.append(1) or original(*args, **kw))
+    monkeypatch.setenv(SETTING, str(labelled_store.folder))
+    at = open_page(PAGE, timeout=300)
+    at.selectbox(key="cs_store_strategy").set_value("mean").run()
+    at.selectbox(key="cs_store_layer").set_value(3).run()
+    at.selectbox(key="cs_metric").set_value("dot product").run()
+    shown = table(at, "cs_sentences")
+    vectors = np.asarray(labelled_store.vectors("mean", 3), dtype=np.float64)
+    sample = vectors[np.sort(np.random.default_rng(0).permutation(len(vectors))[:300])]
+    pairs = (sample @ sample.T)[np.triu_indices(len(sample), k=1)]  # every pair of the drawn texts, by dot product
+    np.testing.assert_allclose(shown["above this share of the store's random pairs"],
+                               [(pairs < score).mean() for score in shown["score"]], atol=1e-3)
+    low, mid, high = np.percentile(pairs, [5, 50, 95])
+    said = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert (f"the share of {len(pairs):,} pairs of the store's own texts (every pair of {len(sample)} stored "
+            "texts") in said
+    assert f"5th percentile {low:.3f}, median {mid:.3f}, 95th {high:.3f}" in said
+    code = recipes.store_sentences(bundled.info, str(labelled_store.folder), "mean@3", at.text_area(key="cs_texts")
+                                   .value.splitlines()[0], POOLINGS["mean"].code, 3, 10, "dot product", True)
+    ran: dict = {}
+    exec(code, ran)  # noqa: S102 - the teaching panel's own code prints the same pairs
+    np.testing.assert_allclose(np.sort(ran["pairs"]), np.sort(pairs), rtol=1e-4, atol=1e-4)
+    runs = len(drawn)
+    at.slider(key="cs_store_k").set_value(5).run()
+    at.selectbox(key="cs_query").set_value(2).run()
+    assert len(drawn) == runs and len(table(at, "cs_sentences")) == 5 and not at.exception

@@ -1,10 +1,11 @@
 """AppTest of the Similar contexts page: the default token on a new text, contexts a reader can see, settings
-that run no model, and bad input as a message."""
+that run no model, bad input as a message, and a share of same-word neighbours beside its count and the most the
+corpus allows."""
 from __future__ import annotations
 
 import re
 
-from conftest import open_page, table
+from conftest import chart, open_page, plotly_array, table
 from page_checks import LONG, PageChecks, slider, typed, uploaded
 
 from bertviz_core.corpora import TUTORIAL
@@ -86,3 +87,22 @@ def test_bad_input_gets_a_clear_message() -> None:
     at.slider(key="sc_k").set_value(50).run()
     assert not at.exception and any("fewer than k = 50" in w.value for w in at.warning)
     assert len(table(at, "sc_near_left")) == 16  # every token of the two sentences (8 + 8)
+
+
+def test_a_share_says_its_count_and_the_most_the_corpus_allows(bundled) -> None:  # noqa: ANN001
+    """Two "crane" tokens in the corpus cap the share at 2 of k = 10: each layer says so beside its share."""
+    at = open_page(PAGE)
+    upload(at, ["The crane lifted the steel beam.", "A crane stood by the lake.", "The river was calm today.",
+                "She paid the money into the bank.", "Birds flew over the water at dawn."])
+    at.text_input(key="sc_text").set_value("Crane birds wade in shallow water.").run()
+    assert at.selectbox(key="sc_token").value == "1 · crane" and not at.exception
+    said = [m.value.replace("\\", "") for m in at.markdown if "are “Crane”" in m.value.replace("\\", "")]
+    assert len(said) == 2, [m.value for m in at.markdown]
+    capped = r"\*\*.+\*\*: [0-2] of 10 \(\d+%\) are “Crane”; at most 2 of 10: the corpus holds only 2 “Crane” tokens"
+    assert all(re.fullmatch(capped + " outside your sentence", line) for line in said), said
+    summary = table(at, "sc_summary")
+    assert (summary["most possible"] == 2).all()
+    assert (summary["same-word neighbours"] <= 2).all()
+    share = chart(at, "sc_share")
+    assert [trace["name"] for trace in share["data"]] == ["same word", "the most possible"]
+    assert plotly_array(share["data"][1]["y"]).tolist() == [0.2] * (bundled.info.num_layers + 1)

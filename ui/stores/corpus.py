@@ -84,6 +84,25 @@ def store_token_neighbours(name: str, stamp: float, sentence: str, token: int, l
     return nearest_stored_tokens(_store, _vector, layer, k, metric, sentence)
 
 
+@st.cache_data(max_entries=32, show_spinner="Scoring random pairs of the store's texts…")
+def store_random_pairs(name: str, stamp: float, strategy: str, layer: int | None, metric: str,
+                       _store: VectorStore) -> np.ndarray:
+    """Cached ``comparison.store_baseline`` of the offered store ``name``'s column, once per column and metric."""
+    from bertviz_core.views.comparison import store_baseline
+
+    return store_baseline(_store.vectors(strategy, layer), metric)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def store_word_tokens(name: str, stamp: float, word: str, sentence: str, _store: VectorStore) -> int:
+    """Cached ``similar_contexts.tokens_of_word``: the stored tokens of ``word`` outside the store's copies of
+    ``sentence``, in the offered store ``name`` (opened at ``stamp``)."""
+    from bertviz_core.measures.neighbours import own_sentences
+    from bertviz_core.views.similar_contexts import tokens_of_word
+
+    return tokens_of_word(_store.token_rows, word, own_sentences(_store.rows["text"].tolist(), sentence))
+
+
 @st.cache_data(max_entries=16, show_spinner=False)
 def store_cut_note(name: str, stamp: float, max_length: int, _store: VectorStore) -> str | None:
     """Cached ``lengths.cut_note`` of the offered store ``name``'s texts: a million counts are checked once."""
@@ -120,7 +139,7 @@ def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k:
     that are its own word; the token's word, or None for a marker the tokenizer adds."""
     from bertviz_core import recipes
     from bertviz_core.figures import layer_label, token_labels
-    from bertviz_core.measures.neighbours import share_of_word
+    from bertviz_core.views.similar_contexts import share_of_word, share_said
     from bertviz_core.precompute.views import token_search_note
     from bertviz_core.measures.similarity import METRICS
     from bertviz_core.model.token_index import index_rows
@@ -134,6 +153,7 @@ def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k:
     words = index_rows([query_input], [sentence])
     word = words.loc[words["position"] == token, "word"].iloc[0]
     states = encode_texts(model_key(), (sentence,))[0].hidden_states  # (layers+1, tokens, hidden), shared store
+    of_word = store_word_tokens(corpus.name, stamp_of(corpus), word, sentence, store)
     c1, c2 = st.columns(2)
     chosen = [c1.selectbox("Token layer, left", held, index=0, key="sc_store_left", bind="query-params",
                            format_func=layer_label),
@@ -153,8 +173,8 @@ def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k:
         with column:
             shown = store_token_neighbours(corpus.name, stamp_of(corpus), sentence, token, layer, k, metric, store,
                                            states[layer, token])
-            share = share_of_word(layer, shown["key"], word)["same word"]
-            st.markdown(f"**{layer_label(layer).capitalize()}**: {share:.0%} are “{literal(word)}”")
+            share = share_of_word(layer, shown["key"], word, of_word)
+            st.markdown(f"**{layer_label(layer).capitalize()}**: {literal(share_said(share, word))}")
             table(shown[["rank", "score", "context"]], key=f"sc_near_{side}", height=420)
             download_csv(shown, "Download (CSV)", f"stored_neighbours_layer{layer}.csv", f"sc_near_{side}_csv")
     return word
@@ -174,18 +194,21 @@ def ranking_store_view(sentence: str, metric: str, url_path: str) -> None:
         k = st.slider("Neighbours (k)", 1, 50, 10, key="cs_store_k", bind="query-params")
         st.caption("The query is the one chosen above. The store's vectors are compared raw: the anisotropy "
                    "correction above is fitted to the page's sentences, not applied to the store.")
-        sentences_view(corpus, sentence, k, metric, "cs")
+        sentences_view(corpus, sentence, k, metric, "cs", against_random_pairs=True)
 
 
-def sentences_view(corpus: Corpus, sentence: str, k: int, metric: str, key: str) -> None:
+def sentences_view(corpus: Corpus, sentence: str, k: int, metric: str, key: str,
+                   against_random_pairs: bool = False) -> None:
     """The stored sentences nearest to ``sentence``, by a stored column, with how they were searched, its teaching
-    code and a download; its widgets are keyed ``{key}_store_strategy``, ``{key}_store_layer``, ``{key}_sentences``."""
+    code and a download, and ``against_random_pairs``, each score's share of the store's own random pairs below it;
+    its widgets are keyed ``{key}_store_strategy``, ``{key}_store_layer``, ``{key}_sentences``."""
     from bertviz_core import recipes
     from bertviz_core.figures import layer_label
     from bertviz_core.measures.pooling import POOLINGS, vectors_at
     from bertviz_core.precompute.layout import column_name
     from bertviz_core.precompute.views import default_strategy, search_note, stored_columns
-    from bertviz_core.measures.similarity import METRICS
+    from bertviz_core.measures.similarity import METRICS, share_below
+    from bertviz_core.views.comparison import store_baseline_note
 
     store, info = corpus.store, active_info()
     stored = stored_columns(store)
@@ -200,18 +223,25 @@ def sentences_view(corpus: Corpus, sentence: str, k: int, metric: str, key: str)
     query = vectors_at(embed_corpus(model_key(), (sentence,)), strategy, layer, "query")[0]  # (hidden,)
     near = store_neighbours(corpus.name, stamp_of(corpus), sentence, strategy, layer, k, metric, store, query)
     st.subheader(f"Nearest sentences in the store “{literal(corpus.name)}”")  # its pickers sit just above
+    where = "one per text" if layer is None else layer_label(layer)
     teaching_panel(
-        f"The stored sentences whose “{strategy}” vectors ({'one per text' if layer is None else layer_label(layer)})"
+        f"The stored sentences whose “{strategy}” vectors ({where})"
         f" lie nearest to your sentence's, by {metric}; the store's vectors were computed once, in advance.  \n"
         "Only your sentence runs through the model here: the store is read from disk, so a million sentences "
         "answer as fast as a hundred.",
         recipes.store_sentences(info, corpus.name, column_name(strategy, layer), sentence,
-                                POOLINGS[strategy].code, layer, k, metric),
+                                POOLINGS[strategy].code, layer, k, metric, against_random_pairs),
         key="store_sentences",
     )
     st.caption(f"By {metric} ({METRICS[metric].note}). " + literal(search_note(store, strategy, layer, metric))
                + " Your sentence's own copies in the store are "
                "left out.")
-    shown = ["rank", "score", "text"] + (["label"] if store.labels is not None else [])
+    beats = []
+    if against_random_pairs:  # the band the page's own ranking has, from the store's own texts
+        baseline = store_random_pairs(corpus.name, stamp_of(corpus), strategy, layer, metric, store)
+        beats = ["above this share of the store's random pairs"]
+        near = near.assign(**{beats[0]: share_below(baseline, near["score"].to_numpy())})
+        st.caption(literal(store_baseline_note(baseline, f"“{strategy}” vectors ({where})", metric)))
+    shown = ["rank", "score", *beats, "text"] + (["label"] if store.labels is not None else [])
     table(near[shown], key=f"{key}_sentences", height=420)
     download_csv(near, "Download (CSV)", "nearest_stored_sentences.csv", f"{key}_sentences_csv")
