@@ -109,8 +109,9 @@ with token_tab:
         raw.columns = rolled.columns = labels
         st.caption(f"Where {literal(labels[token])} looks, layer by layer. Above: raw attention, the mean over the "
                    "layer's heads. Below: rollout, the attention flow through every layer up to this one.")
-        chart(figures.table_heatmap(raw, "raw attention (mean over heads)", colorscale="Blues"),
-                        key="at_token_raw")
-        chart(figures.table_heatmap(rolled, "rollout", colorscale="Oranges"), key="at_token_rollout")
+        chart(figures.table_heatmap(raw, "raw attention (mean over heads)", colorscale="Blues")
+              .update_xaxes(title="key (attended to)"), key="at_token_raw")
+        chart(figures.table_heatmap(rolled, "rollout", colorscale="Oranges").update_xaxes(title="key (attended to)"),
+              key="at_token_rollout")
         download_csv(pd.concat([raw.assign(kind="raw"), rolled.assign(kind="rollout")]).reset_index(names="layer"),
                      "Download both (CSV)", f"attention_from_token{token}.csv", "at_token_csv")

@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.layout import label_room
-from ui.layout import present
+from ui.layout import present, token_names
 from ui.links import MAX_LINK_VALUE, presenting, share_link
 
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
@@ -149,7 +149,7 @@ def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
                           present.CHART_PX if shown else None)
     present.level_ticks(figure)
     if shown:
-        present.thin_point_labels(figure)
+        token_names.name_every_token(figure)
     else:  # presentation mode's plots are tight on a small screen: a margin to spare would crowd them
         label_room.reserve_label_room(figure, present.share_of(container))
     height, width = layout.height or label_room.DEFAULT_HEIGHT, layout.width or 1100

@@ -89,8 +89,9 @@ def heatmap_figure(
                     line=dict(color="red", width=3)) for row, col in best_cells]
     row_height = 44 if annotate else 22
     top = 90 if marked_columns else 60  # the dimension labels sit between the title and the plot
+    # every row named: plotly leaves out labels it finds crowded, and each row has row_height
     layout = dict(title=dict(text=plain(title)), height=max(300, row_height * len(y_labels) + 160),
-                  margin=dict(l=10, r=10, t=top, b=10), yaxis=dict(autorange="reversed", type="category"),
+                  margin=dict(l=10, r=10, t=top, b=10), yaxis=dict(autorange="reversed", type="category", dtick=1),
                   xaxis=dict(type="category"), shapes=shapes, annotations=annotations)
     data = [heatmap]
     if selectable:
@@ -110,7 +111,7 @@ def token_labels(tokens: Sequence[str], sequences: Sequence[int | None] | None =
 def attention_figure(weights: np.ndarray, labels: Sequence[str], title: str, boundary: int | None = None) -> go.Figure:
     """A (queries, keys) attention matrix as a square heatmap, query tokens down the side and key tokens
     across; ``boundary`` (the first token of a pair's second text) is drawn as a line both ways.
-    Past 64 tokens the tick labels are left out (hover names each cell)."""
+    Up to 64 tokens every one is named both ways; past them the tick labels are left out (hover names each cell)."""
     names = plains(labels)
     size = min(900, max(420, 22 * len(names) + 200))
     shapes = [] if boundary is None else [
@@ -118,7 +119,8 @@ def attention_figure(weights: np.ndarray, labels: Sequence[str], title: str, bou
              line=dict(color="#dc2626", width=2)),
         dict(type="line", y0=boundary - 0.5, y1=boundary - 0.5, x0=-0.5, x1=len(names) - 0.5,
              line=dict(color="#dc2626", width=2))]
-    axis = dict(type="category", showticklabels=len(names) <= 64, tickfont=dict(size=10))
+    named = len(names) <= 64
+    axis = dict(type="category", showticklabels=named, tickfont=dict(size=10)) | (dict(dtick=1) if named else {})
     heatmap = dict(type="heatmap", z=weights, x=names, y=names, colorscale="Blues", zmin=0,
                    hovertemplate="query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>")
     top = 150 if len(names) <= 64 else 70  # room for the rotated key labels between the title and the plot

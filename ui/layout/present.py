@@ -8,7 +8,6 @@ A chart in a column wraps its title to the column's share of the page (``columns
 """
 from __future__ import annotations
 
-import re
 import textwrap
 import weakref
 from collections.abc import Sequence
@@ -111,29 +110,10 @@ def _at_least(font: Any, size: int) -> None:
         font.size = size
 
 
-TOKEN_LABEL = re.compile(r"^(?:B )?(\d+) · ")  # figures.token_labels: "3 · bank", "B 9 · bank"
-CROWDED = 12  # more token columns than this and presentation mode names them by number alone
-
-
-def number_token_columns(figure: Any) -> None:
-    """Token columns ("3 · bank", as ``figures.token_labels`` names them) named by their number alone when
-    there are more than CROWDED: the rows, or the hover, give the words. Full labels, upright, would fill
-    half the screen; slanted, they run into each other."""
-    for trace in figure.data:
-        labels = [str(x) for x in (trace.x if trace.x is not None else [])]
-        numbers = [TOKEN_LABEL.match(label) for label in labels]
-        if trace.type == "heatmap" and len(labels) > CROWDED and all(numbers):
-            axis = figure.layout["xaxis" + (trace.xaxis or "x")[1:]]
-            axis.update(tickmode="array", tickvals=labels, ticktext=[m.group(1) for m in numbers], tickangle=0)
-            if axis.side == "top":  # the room kept above the plot for upright words is not needed
-                figure.update_layout(margin=dict(t=80))
-
-
 def present(figure: Any) -> None:
     """Presentation mode: larger text, nothing under MIN_FONT_PX (tick labels, annotations, heatmap cell
     values), the top margin grown with the text, and the figure no taller than CHART_PX."""
     layout = figure.layout
-    number_token_columns(figure)
     scale = FONT_PX / 12  # plotly's default font is 12 px; the margins were set for it
     top = layout.margin.t if layout.margin.t is not None else 80
     figure.update_layout(font=dict(size=FONT_PX), title_font=dict(size=TITLE_PX), margin=dict(t=round(top * scale)))
@@ -147,19 +127,3 @@ def present(figure: Any) -> None:
     figure.update_traces(textfont=dict(size=MIN_FONT_PX), colorbar=dict(nticks=3), selector=dict(type="heatmap"))
     if layout.height is None or layout.height > CHART_PX:
         figure.update_layout(height=CHART_PX)
-
-
-def thin_point_labels(figure: Any) -> None:
-    """Points labelled down a column (a scatter's text, one row a point, e.g. the tokens of ``pair_figures``)
-    keep every k-th label when more rows than fit the plot's height would lie on each other; the hover still
-    names every point. Called once the title has wrapped (its margin is final); a legend takes two lines."""
-    margin = figure.layout.margin
-    legend = 2 * LINE_PX if any(trace.showlegend is not False for trace in figure.data) else 0
-    room = (figure.layout.height or CHART_PX) - (margin.t or 80) - (margin.b or 80) - legend
-    fits = max(int(room // LINE_PX), 1)
-    for trace in figure.data:
-        labels = list(trace.text) if trace.type == "scatter" and trace.text is not None and trace.y is not None \
-            and "text" in (trace.mode or "") else []
-        if len(labels) > fits:
-            every = -(-len(labels) // fits)
-            trace.text = [label if i % every == 0 else "" for i, label in enumerate(labels)]
