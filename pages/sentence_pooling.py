@@ -4,6 +4,7 @@ import streamlit as st
 
 from bertviz_core import figures, recipes
 from bertviz_core.figures import grid_figures
+from bertviz_core.figures.map_figures import axis_titles, map_figure
 from bertviz_core.model.lengths import cut_note
 from bertviz_core.views.page_views import layer_numbers, pooling_default_layers
 from bertviz_core.measures.pooling import POOLINGS, supported_strategies
@@ -14,6 +15,7 @@ from bertviz_core.measures.pooling_grid import (
     cell_vectors,
     check_labels,
     grid_cells,
+    sample_note,
     separation_scores,
 )
 from ui import (
@@ -97,6 +99,9 @@ if labels_id:
         lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled, label_check.scored),
         available, num_layers)
     score_grid_view(scores, "silhouette (cosine)", "sp_scores")
+    sampled = sample_note(len(texts), mapped=True)
+    if sampled:
+        st.caption(sampled)
     download_csv(scores.table().reset_index(names="strategy"), "Download all scores (CSV)", "pooling_scores.csv",
                  "sp_scores_csv")
 
@@ -105,8 +110,8 @@ result = pooling_cell(key, corpus_id, labels_id, picked, pooled, label_check.sco
 vectors, coords = cell_vectors(pooled, picked), result.coords
 stem = pick if pick_layer is None else f"{pick}_layer{pick_layer}"
 drawn, downloads = st.columns([3, 1], vertical_alignment="center")
-chart(grid_figures.pca_grid_figure([grid_figures.Panel(1, 1, cell_title(picked, result, labels_id is not None), coords, pick)],
-                              1, 1, label_check.colour, texts, panel_px=420), key="sp_cell_map", container=drawn)
+chart(map_figure(coords, label_check.colour, texts, cell_title(picked, result, labels_id is not None), panel_px=420,
+                 axes=axis_titles("PCA", result.variance)), key="sp_cell_map", container=drawn)
 with downloads:
     st.caption("Zoom in, hover a point for its text, save the picture (camera button), or take the numbers:")
     download_npy(vectors, "Vectors (.npy)", f"{stem}.npy", "sp_npy")

@@ -15,9 +15,10 @@ from bertviz_core.views.page_views import (
     map_title,
 )
 from bertviz_core.measures.pooling import POOLINGS, supported_strategies
-from bertviz_core.measures.pooling_grid import Cell, check_labels, grid_cells, silhouette_grid
+from bertviz_core.measures.pooling_grid import Cell, check_labels, grid_cells, sample_note, silhouette_grid
 from bertviz_core.measures.projection import PROJECTIONS, TRUST_NEIGHBOURS
 from bertviz_core.measures.similarity import CORRECTIONS
+from bertviz_core.precompute.views import lacking_layers_note, stored_layers
 from bertviz_core.measures.task_measures import (
     DEFAULT_STRATEGIES,
     PROBE_PROTOCOL,
@@ -45,21 +46,25 @@ NO_CORPUS = "{what} the labelled corpus chosen above: {shown} once it can be use
 st.title("🎯 Which layer and pooling for my task?")
 st.caption("Practitioners ask which layer and which vector to use; the honest answer is to measure on your own task. "
            "Each measure below scores every chosen pooling strategy at every chosen layer.")
-c1, c2 = st.columns(2)
-chosen = c1.multiselect("Pooling strategies", strategies, [s for s in DEFAULT_STRATEGIES if s in strategies],
-                        key="tm_strats", bind="query-params")
-layers = c2.multiselect("Layers", layer_numbers(num_layers), layer_numbers(num_layers), key="tm_layers",
-                        bind="query-params", format_func=figures.layer_label)
-if not chosen or not layers:
-    st.info("Choose at least one pooling strategy and one layer.")
-    st.stop()
-cells = [cell for row in grid_cells(chosen, layers, num_layers) for cell in row]
 # One corpus for the probe and the maps, chosen above the tabs: an upload stays while the tabs change.
 corpus = corpus_source("Labelled corpus (the probe and the maps)", "tm", "task_measures", "news topics")
 # Until a file can be used, the probe and the maps show nothing (the pairs do not use it).
 texts, labels, corpus_code = (None, None, recipes.UPLOADED_CODE) if corpus is None else (
     corpus.texts, corpus.labels, corpus.code)
 stored = corpus is not None and corpus.store is not None  # a precomputed store: its views read its vectors
+c1, c2 = st.columns(2)
+chosen = c1.multiselect("Pooling strategies", strategies, [s for s in DEFAULT_STRATEGIES if s in strategies],
+                        key="tm_strats", bind="query-params")
+offered = stored_layers(corpus.store) if stored else layer_numbers(num_layers)  # a store: only the layers it holds
+layers = c2.multiselect("Layers", offered, offered, key="tm_layers", bind="query-params",
+                        format_func=figures.layer_label)
+lacking = lacking_layers_note(corpus.store) if stored else ""
+if lacking:
+    c2.caption(lacking)
+if not chosen or not layers:
+    st.info("Choose at least one pooling strategy and one layer.")
+    st.stop()
+cells = [cell for row in grid_cells(chosen, layers, num_layers) for cell in row]
 if texts is not None and not stored:
     cut_warning(cut_note(info.max_length, corpus_lengths(key, corpus_digest(tuple(texts)), tuple(texts)).dropped))
 probe_tab, pairs_tab, maps_tab = st.tabs(TABS, key="tm_tab", bind="query-params", on_change="rerun")
@@ -105,7 +110,7 @@ with probe_tab:
             )
             st.caption(f"Protocol: {PROBE_PROTOCOL}. A best is named only when it leads every other cell over the same "
                        "folds (95 % t interval); otherwise no clear best."
-                       + folds_note(folds))
+                       + folds_note(folds) + " " + sample_note(len(texts), mapped=False))
         check = check_labels(labels)
         probe_scores = probe_grid(cells, probed, labels, plan, measure)
         silhouettes = silhouette_grid(cells, lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled,

@@ -4,6 +4,7 @@ import streamlit as st
 
 from bertviz_core import figures
 from bertviz_core.measures.similarity import CORRECTIONS
+from bertviz_core.measures.pooling_grid import sample_note
 from bertviz_core.model_choice import scoring
 from bertviz_core.views.model_comparison import LAYER_STRATEGIES
 from bertviz_core.views.which_model import (
@@ -76,12 +77,15 @@ cells = {name: model_cells(strategies, layers, info.num_layers) for name, info i
 ranked = model_ranking(models, cells, texts, task_id, scored_by, pooled)
 order = list(models)
 board = leaderboard(ranked.table, order)
-count = f"{scored_by.resampling.n:,} {scored_by.resampling.unit}"
+count = scored_by.resampling.count
 
 panel = st.container()
 st.subheader("Leaderboard: each model's best cell")
 if ranked.verdict is not None:
     st.info(ranked.verdict.sentence, icon="🏁")
+sampled = sample_note(len(texts), mapped=False) if scored_by.measure == "silhouette" else ""
+if sampled:
+    st.caption(sampled)
 table(board, key="wm_leaderboard", height=220)
 chart(layers_figure(ranked.table, order, scored_by.name, count), key="wm_layers_chart")
 st.subheader("The cost beside the quality")
@@ -95,9 +99,9 @@ table(ranked.table, key="wm_table")
 download_csv(ranked.table, "Download the full table (CSV)", "which_model.csv", "wm_csv")
 with panel:
     teaching_panel(
-        f"Each model's vectors of the same {count}, pooled by each strategy at each layer, scored by the "
-        f"{scored_by.name} ({scored_by.resampling.method}, the same for every model and cell). The leaderboard "
-        "names a best only when it leads every other cell beyond the noise of those replicates.",
+        f"Each model's vectors of the same texts, pooled by each strategy at each layer, scored by the "
+        f"{scored_by.name} on {count} ({scored_by.resampling.method}, the same for every model and cell). The "
+        "leaderboard names a best only when it leads every other cell beyond the noise of those replicates.",
         which_model_code(models, cells, corpus_code, scored_by, ranked.table.iloc[0]),
         key="which_model",
     )

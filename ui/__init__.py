@@ -53,8 +53,11 @@ from ui.stores.corpus import (
 from ui.stores.exports import (
     corpus_downloads,
 )
+from ui.stores.maps import (
+    maps_store_view,
+)
 from ui.stores.measures import (
-    maps_store_view, pooling_store_view, probe_store_view,
+    pooling_store_view, probe_store_view,
 )
 from ui.text_pickers import (
     choose,

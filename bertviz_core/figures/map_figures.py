@@ -31,11 +31,22 @@ def drawn_points(points: int) -> np.ndarray:
     return np.sort(np.random.default_rng(SEED).choice(points, HOVER_SAMPLE, replace=False))
 
 
+def axis_titles(projection: str, variance: Sequence[float] | None = None) -> tuple[str, str]:
+    """A map's two axis titles: for PCA "PC 1 (43 % of variance)" from the (2,) explained ``variance`` ratios,
+    "PC 1" without them; for another projection its name and the axis ("UMAP 1"), whose units mean nothing."""
+    if projection != "PCA":
+        return f"{projection} 1", f"{projection} 2"
+    if variance is None:
+        return "PC 1", "PC 2"
+    first, second = checks.numbers(variance, "variance", "(2,)", min_rows=2)[:2]
+    return f"PC 1 ({first * 100:.0f} % of variance)", f"PC 2 ({second * 100:.0f} % of variance)"
+
+
 def map_figure(coords: np.ndarray, labels: Sequence[str] | None, texts: Sequence[str], title: str,
-               panel_px: int = 480) -> go.Figure:
+               panel_px: int = 480, axes: tuple[str, str] | None = None) -> go.Figure:
     """The map of (points, 2) ``coords``, coloured by ``labels`` (points,) or grey without, each point's text
     (``texts``, (points,)) on hover: every point, or above ``POINTS_DRAWN`` the density image of every point
-    under the points ``drawn_points`` picks."""
+    under the points ``drawn_points`` picks. ``axes``: the x and y axis titles (``axis_titles``)."""
     coords = checks.numbers(coords, "coords", "(points, 2)")
     if coords.shape[1:] != (2,):
         raise ValueError(f"coords must be (points, 2); they are {coords.shape}.")
@@ -48,6 +59,8 @@ def map_figure(coords: np.ndarray, labels: Sequence[str] | None, texts: Sequence
     figure = pca_grid_figure([Panel(1, 1, title, coords[picked], "")], 1, 1,
                              None if labels is None else [labels[i] for i in picked], [texts[i] for i in picked],
                              panel_px=panel_px, webgl=sampled)  # over an image, WebGL draws 20,000 points sooner
+    if axes is not None:
+        figure.update_layout(xaxis_title_text=axes[0], yaxis_title_text=axes[1], margin=dict(l=50, b=45))
     if sampled:
         figure.data[0].marker.size = 3  # smaller points let the image of every point show between them
         figure.add_trace(_density(coords))

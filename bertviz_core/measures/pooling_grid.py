@@ -50,10 +50,23 @@ class CellResult:
 
 
 def silhouette_resampling(texts: int) -> Resampling:
-    """The bootstrap of a silhouette grid over ``texts`` scored texts (at most ``SILHOUETTE_SAMPLE``, the sample
-    larger corpora are scored on)."""
-    return uncertainty.bootstrap(min(checks.whole_number(texts, "texts", 1), SILHOUETTE_SAMPLE), "texts", 0.0,
-                                 SILHOUETTE_CHANCE)
+    """The bootstrap of a silhouette grid on a corpus of ``texts`` texts, over the texts it scores: every one, or
+    the sample of ``SILHOUETTE_SAMPLE`` a larger corpus is scored on (its verdict then says "a sample of ...")."""
+    texts = checks.whole_number(texts, "texts", 1)
+    return uncertainty.bootstrap(min(texts, SILHOUETTE_SAMPLE), "texts", 0.0, SILHOUETTE_CHANCE,
+                                 texts if texts > SILHOUETTE_SAMPLE else None)
+
+
+def sample_note(texts: int, mapped: bool) -> str:
+    """How a silhouette on a corpus of ``texts`` texts chose the texts it scores, as a caption says it; "" when it
+    scores every one. ``mapped``: the page's maps beside it draw every text."""
+    texts = checks.whole_number(texts, "texts", 1)
+    if texts <= SILHOUETTE_SAMPLE:
+        return ""
+    return (f"The silhouette is scored on a sample of {SILHOUETTE_SAMPLE:,} of {texts:,} texts, drawn at random and "
+            f"not stratified by label (seed 0: scikit-learn's silhouette_score(sample_size={SILHOUETTE_SAMPLE}, "
+            "random_state=0) draws the same), the same texts for every cell"
+            + (f"; the maps show all {texts:,}." if mapped else "."))
 
 
 MAX_COLOURS = 20  # labels drawn in colours of their own; the rarer ones share "other"
@@ -133,6 +146,11 @@ def score_cell(vectors: np.ndarray, labels: Sequence[str] | None) -> CellResult:
     return CellResult(coords, variance, float("nan") if per_text is None else float(per_text.mean()), per_text)
 
 
+def cell_key(cell: Cell) -> tuple[str, str]:
+    """(row, column) of ``cell`` in a score table (``SeparationScores.table``) and in its verdict's cells."""
+    return cell.strategy, layer_label(cell.layer) if cell.layer is not None else "one vector"
+
+
 def cell_title(cell: Cell, result: CellResult, scored: bool) -> str:
     """A panel title in two short lines (the grid names the strategy beside its row): the layer, then the
     explained variance and silhouette."""
@@ -169,14 +187,22 @@ class SeparationScores:
         """(row, column) in ``per_layer`` of every per-layer cell on top, to box in the heatmap."""
         return top_positions(self.verdict, self.per_layer)
 
+    def top_position(self, cells: Sequence[Cell]) -> int:
+        """The position among ``cells`` of the verdict's top cell (the best, or the highest of a tie), which a
+        picker opens on; the last cell when there is no verdict or the top is not among them."""
+        top = self.verdict.cells[0] if self.verdict is not None else None
+        keys = [cell_key(cell) for cell in cells]
+        return keys.index(top) if top in keys else len(keys) - 1
+
     def tie_reason(self) -> str | None:
-        """Why tied cells must tie: one strategy is a per-text multiple of another (the same direction) at the
-        same layer."""
+        """Why tied cells must tie (one strategy is a per-text multiple of another, the same direction, at the
+        same layer), and why a cell scoring above a tied one is outside the tie (``uncertainty.outside_tie``)."""
         top = self.verdict
         tied = set(top.cells) if top and top.tie else set()
         pairs = sorted({(s, POOLINGS[s].rescales) for s, layer in tied if (POOLINGS[s].rescales, layer) in tied})
-        return " ".join(f"{s} is {base} multiplied by a number per text, and a cosine silhouette ignores a vector's "
-                        f"length, so the two always score the same." for s, base in pairs) or None
+        reasons = [f"{s} is {base} multiplied by a number per text, and a cosine silhouette ignores a vector's "
+                   f"length, so the two always score the same." for s, base in pairs]
+        return " ".join(reasons + [uncertainty.outside_tie(self.table(), top)]).strip() or None
 
 
 def separation_scores(silhouette_of: Callable[[Cell], float | CellResult], strategies: Sequence[str],
@@ -192,8 +218,8 @@ def separation_scores(silhouette_of: Callable[[Cell], float | CellResult], strat
 def silhouette_grid(cells: Sequence[Cell], result_of: Callable[[Cell], float | CellResult]) -> SeparationScores:
     """``separation_scores`` over the given ``cells``."""
     results = {cell: result_of(cell) for cell in cells}
-    texts = next((len(r.per_text) for r in results.values() if isinstance(r, CellResult) and r.per_text is not None),
-                 None)
+    texts = next((len(r.coords) for r in results.values() if isinstance(r, CellResult) and r.per_text is not None),
+                 None)  # the corpus' texts: a larger one is scored on a sample
     if texts is None:  # numbers, or nothing scored: no replicates to judge on
         return scores_over(cells, lambda cell: getattr(results[cell], "silhouette", results[cell]))
     resampling = silhouette_resampling(texts)
@@ -215,9 +241,9 @@ def scores_over(cells: Sequence[Cell], score_of: Callable[[Cell], float | Scored
     for cell in cells:
         got = score_of(cell)
         value = got.value if isinstance(got, Scored) else float(got)
-        column = layer_label(cell.layer) if cell.layer is not None else "one vector"
+        column = cell_key(cell)[1]
         if isinstance(got, Scored):
-            replicates[(cell.strategy, column)] = got.replicates
+            replicates[cell_key(cell)] = got.replicates
         if cell.layer is None:
             single[cell.strategy] = value
         else:

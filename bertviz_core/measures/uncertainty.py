@@ -31,7 +31,8 @@ class Verdict:
     not clearly below the top (a tie), ``value`` the top score, ``lead`` how far it is ahead of the best cell
     outside ``cells`` (NaN when none is), ``clear`` (the best is ahead of every other cell beyond the noise), ``n``
     (texts, pairs or occurrences), ``unit``, ``method`` ("5 folds", "1,000 bootstrap resamples of the pairs"),
-    ``interval`` (the top cell's 95 % interval), ``chance`` and its wording, and ``sentence``: what a page shows."""
+    ``interval`` (the top cell's 95 % interval), ``chance`` and its wording, and ``sentence``: what a page shows
+    (its count "a sample of 2,000 of 2,737 texts" when the ``n`` were drawn from more)."""
 
     cells: list[tuple[str, str]]
     value: float
@@ -58,7 +59,8 @@ class Verdict:
 @dataclass(frozen=True)
 class Resampling:
     """How a grid's replicates were made: ``kind`` "folds" or "bootstrap", over ``n`` ``unit`` (texts, pairs,
-    labelled occurrences); ``method`` in words; ``chance`` the score of no information, and its wording."""
+    labelled occurrences); ``method`` in words; ``chance`` the score of no information, and its wording;
+    ``drawn_from`` the items the ``n`` are a sample of, when they are one (None: every item)."""
 
     kind: str
     n: int
@@ -69,6 +71,13 @@ class Resampling:
     resamples: int = RESAMPLES
     seed: int = SEED
     limits: tuple[float, float] = (-np.inf, np.inf)  # the range a score can take; a t interval is cut to it
+    drawn_from: int | None = None
+
+    @property
+    def count(self) -> str:
+        """The items scored as a verdict says them: "160 texts", or "a sample of 2,000 of 2,737 texts"."""
+        some = f"a sample of {self.n:,} of {self.drawn_from:,}" if self.drawn_from is not None else f"{self.n:,}"
+        return f"{some} {self.unit}"
 
     def indices(self) -> np.ndarray:
         """(resamples, n) row indices drawn with replacement: the same for every cell, so cells are paired."""
@@ -97,9 +106,10 @@ def bootstrap_indices(n: int, resamples: int = RESAMPLES, seed: int = SEED) -> n
     return _indices(int(n), int(resamples), int(seed))
 
 
-def bootstrap(n: int, unit: str, chance: float, chance_wording: str) -> Resampling:
-    """A bootstrap over ``n`` ``unit`` with ``RESAMPLES`` resamples."""
-    return Resampling("bootstrap", n, unit, f"{RESAMPLES:,} bootstrap resamples of the {unit}", chance, chance_wording)
+def bootstrap(n: int, unit: str, chance: float, chance_wording: str, drawn_from: int | None = None) -> Resampling:
+    """A bootstrap over ``n`` ``unit`` (a sample of ``drawn_from`` when given) with ``RESAMPLES`` resamples."""
+    return Resampling("bootstrap", n, unit, f"{RESAMPLES:,} bootstrap resamples of the {unit}", chance, chance_wording,
+                      drawn_from=drawn_from)
 
 
 def folds(n: int, count: int, unit: str, chance: float, chance_wording: str) -> Resampling:
@@ -158,7 +168,7 @@ def judge(scores: pd.DataFrame, replicates: Mapping[tuple[str, str], np.ndarray]
     chance = resampling.chance
     verdict = Verdict(tied, points[top], float(lead), len(tied) == 1, resampling.n, resampling.unit,
                       resampling.method, (low, high), chance, resampling.chance_wording)
-    count = f"{resampling.n:,} {resampling.unit}"
+    count = resampling.count
     where = f"{points[top]:.3f} (95% interval {low:.3f} to {high:.3f}, {resampling.method})"
     if verdict.clear:
         behind = f"; the next cell is {lead:.3f} behind" if rest else ""
@@ -172,6 +182,25 @@ def judge(scores: pd.DataFrame, replicates: Mapping[tuple[str, str], np.ndarray]
     if not low > chance:
         sentence += " Even the top is not clearly above chance."
     return Verdict(**{**verdict.__dict__, "sentence": sentence})
+
+
+def outside_tie(scores: pd.DataFrame, verdict: Verdict | None,
+                name: Callable[[tuple[str, str]], str] = cell_name) -> str:
+    """Why a cell of ``scores`` (as ``judge`` took them) that scores at least as high as a cell of the verdict's tie
+    is outside it, as one sentence naming the highest such cell; "" when there is none or no tie."""
+    if verdict is None or not verdict.tie:
+        return ""
+    points = {(str(row), str(column)): float(value) for row, values in scores.iterrows()
+              for column, value in values.items() if not np.isnan(value)}
+    lowest = min(verdict.cells, key=points.__getitem__)
+    higher = [key for key in points if key not in verdict.cells and points[key] >= points[lowest]]
+    if not higher:
+        return ""
+    above = max(higher, key=points.__getitem__)
+    return (f"{name(above)} ({points[above]:.2f}) is outside the tie though {name(lowest)} ({points[lowest]:.2f}) is "
+            "in it: a cell ties with the top when the 95 % interval of its paired difference from the top, over the "
+            "same resamples, reaches 0, not when the two cells' own intervals overlap, and a cell that rises and falls "
+            "with the top trails it by a steadier margin.")
 
 
 # ---- replicates of the statistics, vectorised over the resamples ---------------------------------------

@@ -91,6 +91,15 @@ def stored_maps(store: VectorStore, cell: Cell) -> list[str]:
     return list(store.manifest.get("maps", {}).get(name, {}))
 
 
+def map_axes(store: VectorStore, cell: Cell, projection: str) -> tuple[str, str]:
+    """The axis titles of the stored ``projection`` map of ``cell`` (``map_figures.axis_titles``): a PCA map's say
+    the share of variance the store recorded of each axis."""
+    from bertviz_core.figures.map_figures import axis_titles
+
+    facts = store.manifest.get("maps", {}).get(store.column(cell.strategy, cell.layer), {}).get(projection, {})
+    return axis_titles(projection, facts.get("explained_variance_ratio"))
+
+
 def map_trust(store: VectorStore, cell: Cell, projection: str, size: int = TRUST_ROWS) -> float:
     """The trustworthiness (k = ``TRUST_NEIGHBOURS``) of the stored ``projection`` map of ``cell``, on a random
     ``size`` of its points (all when it has no more; seed 0): 1 when each point's map neighbours among them are

@@ -26,6 +26,24 @@ def stored_columns(store: VectorStore) -> dict[str, list[int | None]]:
     return found
 
 
+def stored_layers(store: VectorStore) -> list[int]:
+    """Every layer the store holds a vector of, for any strategy, ascending: what a layer picker offers on it."""
+    return sorted({layer for layers in stored_columns(store).values() for layer in layers if layer is not None})
+
+
+def lacking_layers_note(store: VectorStore) -> str:
+    """The layers of the store's model that the store holds no vector of, as a page says them under a layer picker
+    that offers only the stored ones; "" when it holds every one."""
+    from bertviz_core.figures import layer_label
+
+    held = stored_layers(store)
+    lacking = [layer for layer in range(store.manifest["model"]["num_layers"] + 1) if layer not in held]
+    if not lacking:
+        return ""
+    return (f"The store holds {', '.join(map(layer_label, held)) or 'no layer'} only, so the layers offered are "
+            f"those; it lacks {', '.join(map(layer_label, lacking))}. Precompute it with --layers to add them.")
+
+
 def _without_copies(search: Callable[[int], pd.DataFrame], texts_of: Callable[[pd.DataFrame], np.ndarray], k: int,
                     sentence: str) -> pd.DataFrame:
     """The first ``k`` answers of ``search(how many)`` whose text (``texts_of(answers)``, (answers,)) is not

@@ -36,3 +36,17 @@ def test_a_large_map_counts_every_point_under_a_seeded_sample(monkeypatch: pytes
     np.testing.assert_array_equal(plotly_array(points["y"]), coords[picked, 1])
     assert [row[0] for row in points["customdata"]] == [texts[i] for i in picked]
     assert "every one of the 2,000 points" in map_figures.map_note(2_000) and "random 50" in map_figures.map_note(2_000)
+
+
+def test_a_map_names_its_axes() -> None:
+    """#51 item 12: a PCA map's axes say the share of variance of each when it is known, "PC 1" when not; another
+    projection's axes are its name and number."""
+    assert map_figures.axis_titles("PCA", [0.4312, 0.1]) == ("PC 1 (43 % of variance)", "PC 2 (10 % of variance)")
+    assert map_figures.axis_titles("PCA") == ("PC 1", "PC 2")
+    assert map_figures.axis_titles("UMAP") == ("UMAP 1", "UMAP 2")
+    coords = np.random.default_rng(3).normal(size=(30, 2))
+    layout = map_figures.map_figure(coords, None, [f"t{i}" for i in range(30)], "title",
+                                    axes=("PC 1", "PC 2")).to_plotly_json()["layout"]
+    assert (layout["xaxis"]["title"]["text"], layout["yaxis"]["title"]["text"]) == ("PC 1", "PC 2")
+    with pytest.raises(ValueError, match="variance"):
+        map_figures.axis_titles("PCA", [0.4])

@@ -14,7 +14,7 @@ from page_checks import checks
 
 from bertviz_core import Encoder
 from bertviz_core.views.page_registry import PAGES
-from bertviz_core.measures.pooling_grid import Cell, score_cell
+from bertviz_core.measures.pooling_grid import Cell, score_cell, silhouette_grid
 from bertviz_core.precompute import measures
 from bertviz_core.precompute.layout import MANIFEST
 from bertviz_core.precompute.offered import SETTING
@@ -44,16 +44,24 @@ def test_sentence_pooling_scores_every_stored_column_and_draws_its_map(
     runs = len(model_calls)  # the built-in corpus ran on the first visit, before the store was picked
     sample = measures.labelled_sample(labelled_store)
     grid = chart(at, "sp_store_scores")["data"][0]
-    expected = {cell: score_cell(measures.sample_vectors(labelled_store, cell, sample), list(sample.labels)).silhouette
+    expected = {cell: score_cell(measures.sample_vectors(labelled_store, cell, sample), list(sample.labels))
                 for cell in measures.stored_cells(labelled_store)}
     shown = plotly_array(grid["z"])
     for (strategy, layer), value in zip([("mean", 3), ("mean", 6), ("cls", 3), ("cls", 6)],
                                         [shown[0, 0], shown[0, 1], shown[1, 0], shown[1, 1]]):
-        assert value == pytest.approx(expected[Cell(strategy, layer)], abs=1e-5)
+        assert value == pytest.approx(expected[Cell(strategy, layer)].silhouette, abs=1e-5)
     assert any("all 160 rows of the store" in c.value for c in at.caption)
-    drawn = chart(at, "sp_store_map")["data"][0]
-    stored = labelled_store.map("PCA", "cls", 6)  # the last stored column is drawn first
-    np.testing.assert_allclose(plotly_array(drawn["x"]), stored["x"], atol=1e-6)
+    # the map opens on the verdict's best cell (#51 item 12), the store's mean at layer 3, not its last column
+    best = silhouette_grid(list(expected), expected.__getitem__).verdict
+    assert best.clear and best.cells[0] == ("mean", "layer 3")
+    assert at.selectbox(key="sp_store_cell").value == "mean · layer 3"
+    drawn = chart(at, "sp_store_map")
+    np.testing.assert_allclose(plotly_array(drawn["data"][0]["x"]), labelled_store.map("PCA", "mean", 3)["x"],
+                               atol=1e-6)
+    # a PCA map's axes say what they are, with the share of variance the store recorded
+    ratios = labelled_store.manifest["maps"]["mean@3"]["PCA"]["explained_variance_ratio"]
+    assert [drawn["layout"][axis]["title"]["text"] for axis in ("xaxis", "yaxis")] == [
+        f"PC {i} ({ratio * 100:.0f} % of variance)" for i, ratio in enumerate(ratios, start=1)]
     at.selectbox(key="sp_store_cell").set_value("cls · layer 3").run()
     at.selectbox(key="sp_store_cell").set_value("mean · layer 3").run()
     np.testing.assert_allclose(plotly_array(chart(at, "sp_store_map")["data"][0]["y"]),
@@ -81,6 +89,20 @@ def test_task_measures_probes_the_stored_columns_and_draws_their_maps(
     at.run()
     assert any("holds none of the chosen cells" in i.value for i in at.info)
     assert len(model_calls) == runs
+
+
+def test_task_measures_on_a_store_offers_only_the_layers_it_holds(monkeypatch: pytest.MonkeyPatch,
+                                                                  labelled_store) -> None:  # noqa: ANN001
+    """#51 item 2: the store holds layers 3 and 6; "0 · embeddings" and the others are neither offered nor chosen,
+    and the page says what the store lacks."""
+    at = opened(monkeypatch, "pages/task_measures.py", "tm", [labelled_store.folder])
+    layers = at.multiselect(key="tm_layers")
+    assert layers.options == ["layer 3", "layer 6"] and layers.value == [3, 6]
+    assert ("The store holds layer 3, layer 6 only, so the layers offered are those; it lacks 0 · embeddings, "
+            "layer 1, layer 2, layer 4, layer 5.") in " ".join(c.value for c in at.caption)
+    # the model's own corpus: every layer again
+    at.radio(key="tm_source").set_value("Built-in news topics (160 sentences, 4 topics)").run()
+    assert at.multiselect(key="tm_layers").options[0] == "0 · embeddings" and not at.exception
 
 
 def test_a_store_without_labels_says_what_it_cannot_score(monkeypatch: pytest.MonkeyPatch, labelled_store,

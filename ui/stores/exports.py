@@ -20,12 +20,15 @@ def export_downloads(files_of: Callable[[str], dict[str, bytes]], stem: str, key
 
     if presenting():
         return
-    st.download_button(f"For the Embedding Projector (.zip of two TSV files{sampled})",
-                       lambda: zipped(files_of("projector")), file_name=f"{stem}_projector.zip",
-                       mime="application/zip", key=f"{key}_projector", on_click="ignore")
-    st.download_button("For Embedding Atlas (.parquet with the map)", lambda: next(iter(files_of("atlas").values())),
+    # Short labels, so a button in a narrow column shows its whole label; the caption says what each file holds.
+    st.caption(f"For the Embedding Projector, a .zip of two TSV files (vectors, metadata{sampled}); for Embedding "
+               "Atlas, a .parquet with the map.")
+    st.download_button("Embedding Projector (.zip)", lambda: zipped(files_of("projector")),
+                       file_name=f"{stem}_projector.zip", mime="application/zip", key=f"{key}_projector",
+                       on_click="ignore", width="stretch")
+    st.download_button("Embedding Atlas (.parquet)", lambda: next(iter(files_of("atlas").values())),
                        file_name=f"{stem}_atlas.parquet", mime="application/vnd.apache.parquet", key=f"{key}_atlas",
-                       on_click="ignore")
+                       on_click="ignore", width="stretch")
 
 
 def corpus_downloads(vectors: np.ndarray, texts: Sequence[str], labels: Sequence[str] | None, coords: np.ndarray,
