@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
-from threadpoolctl import threadpool_limits
 
 import bertviz_core.checks as checks
 import bertviz_core.measures.uncertainty as uncertainty
@@ -89,7 +88,7 @@ class Scoring:
     def score(self, x: np.ndarray) -> Scored:
         """One cell's score with its replicates, from its (n, dim) vectors."""
         if self.plan is not None:
-            return _probe_alone(x, self.labels, self.plan).scored(self.measure)
+            return probe(x, self.labels, self.plan).scored(self.measure)
         if self.pairs is not None:
             first, second, gold, reference = self.pairs
             return correlation_scored(x[first], x[second], gold, self.resampling, self.correction, reference)
@@ -147,18 +146,11 @@ def _checked_vectors(vectors: Mapping[str, Mapping[Key, np.ndarray]]) -> dict[tu
     return cells
 
 
-def _probe_alone(vectors: np.ndarray, labels: list[str], plan: ProbePlan) -> ProbeScore:
-    # One BLAS thread per probe: a probe's matrices are small, and two threads per fit on a busy 2-core machine
-    # spin against each other (a cell took 15 s instead of 1.7 s). The numbers are the same to the last bit.
-    with threadpool_limits(1, user_api="blas"):
-        return probe(vectors, labels, plan)
-
-
 def probe_cells(cells: Sequence[np.ndarray], labels: Sequence[str], plan: ProbePlan,
                 jobs: int | None = None) -> list[ProbeScore]:
     """``task_measures.probe`` of each (n, dim) array in ``cells`` with the same ``labels`` and ``plan`` (so the
-    same folds), ``jobs`` cells at once in worker processes (default: one per core, at most one per cell), each
-    on one BLAS thread; the scores are ``probe``'s exactly."""
+    same folds), ``jobs`` cells at once in worker processes (default: one per core, at most one per cell); the
+    scores are ``probe``'s exactly."""
     cells = [checks.numbers(x, f"cells[{i}]", "(n, dim)")
              for i, x in enumerate(checks.items(cells, "cells", "(n, dim) arrays"))]
     labels = checks.labels(labels)
@@ -167,8 +159,8 @@ def probe_cells(cells: Sequence[np.ndarray], labels: Sequence[str], plan: ProbeP
     checks.instance(plan, ProbePlan, "plan", "probe_plan(labels)")
     jobs = min(len(cells), os.cpu_count() or 1) if jobs is None else checks.whole_number(jobs, "jobs", 1)
     if jobs <= 1:
-        return [_probe_alone(x, labels, plan) for x in cells]
-    return Parallel(n_jobs=jobs)(delayed(_probe_alone)(x, labels, plan) for x in cells)
+        return [probe(x, labels, plan) for x in cells]
+    return Parallel(n_jobs=jobs)(delayed(probe)(x, labels, plan) for x in cells)
 
 
 def _spearman(pairs: tuple[Sequence[int], Sequence[int], Sequence[float]], n: int, correction: str) -> Scoring:
