@@ -53,10 +53,14 @@ BENCH := latency:interaction_latency calls:model_calls cold:cold_start memory:me
 $(foreach b,$(BENCH),$(eval bench-$(firstword $(subst :, ,$(b))): $(VENV)/.installed browser ; \
 	HF_HUB_OFFLINE=1 $(PY) bench/$(lastword $(subst :, ,$(b))).py))
 bench: $(foreach b,$(BENCH),bench-$(firstword $(subst :, ,$(b))))
-# Two models' probe cells on 2,000 texts, one at a time beside every core (issue #49's "which model" cost).
+# Two models' probe cells on 2,000 texts: one at a time as before, on one BLAS thread, and on every core (issue #49).
 .PHONY: bench-probe-models
 bench-probe-models: $(VENV)/.installed
 	HF_HUB_OFFLINE=1 $(PY) bench/probe_cost.py --compare
+# A precompute's maps (PCA and UMAP of 38 columns of 2,737 rows) on one core beside every core (issue #51 item 10).
+.PHONY: bench-precompute-maps
+bench-precompute-maps: $(VENV)/.installed
+	HF_HUB_OFFLINE=1 $(PY) bench/precompute_maps.py $(ARGS)
 # The CUDA path (needs a GPU, so neither is part of `make test` or `make bench`): the core tests with their
 # encoders on the GPU, and the GPU's vectors against the CPU's with the throughput of each BATCH_LIMITS["cuda"].
 .PHONY: test-cuda bench-cuda

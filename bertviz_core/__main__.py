@@ -126,6 +126,7 @@ def precompute(arguments: argparse.Namespace) -> int:
         report = compute(
             arguments.input, arguments.out, request, arguments.text_column, arguments.label_column, arguments.engine,
             shard_rows, bar("precompute", " texts"), bar("maps", " maps"), bar("search indexes", " columns"),
+            said=lambda line: print(line, flush=True),
             **({"address": arguments.address, "actors": arguments.actors} if arguments.engine == "ray" else {}))
     finally:
         for shown in bars.values():

@@ -9,6 +9,7 @@ are the local engine's.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,9 @@ import pandas as pd
 
 import bertviz_core.checks as checks
 from bertviz_core.precompute.layout import Column, StoreFiles, column_name
+from bertviz_core.precompute.maps import (
+    Drawn, MapJob, coordinates, framed, one_map, sample_rows, sampled_facts,
+)
 from bertviz_core.precompute.request import Request, ShardVectors, shard_outputs
 
 # The package's own folder, sent to the workers, so that a cluster's nodes run this code without installing it
@@ -90,17 +94,12 @@ def check_options(address: str | None = None, actors: int | None = None) -> None
 
 def ray_shards(request: Request, identity: str, files: StoreFiles, shards: list[int],
                address: str | None = None, actors: int | None = None) -> ShardVectors:
-    """The vectors of ``shards`` computed on Ray: on the cluster at ``address`` (e.g. "ray://head:10001", or
-    "auto"), else on a local Ray started for this run (and stopped after it); a Ray already running in this
-    process is used as it is. ``actors`` (default: one per GPU, else 1) each hold one Encoder; ``ValueError`` with
-    Ray's reason when a batch fails."""
+    """The vectors of ``shards`` computed on Ray (``ray_session(address)``). ``actors`` (default: one per GPU, else
+    1) each hold one Encoder; ``ValueError`` with Ray's reason when a batch fails."""
     check_options(address, actors)
     import ray
 
-    started = not ray.is_initialized()
-    if started:
-        ray.init(address=address, log_to_driver=False, include_dashboard=False, runtime_env=RUNTIME_ENV)
-    try:
+    with ray_session(address):
         ray.data.DataContext.get_current().enable_progress_bars = False  # the command draws its own bar
         resources = ray.cluster_resources()
         gpus = 1 if request.device in ("auto", "cuda") and resources.get("GPU", 0) >= 1 else 0
@@ -118,9 +117,50 @@ def ray_shards(request: Request, identity: str, files: StoreFiles, shards: list[
             yield from _gather(dataset.iter_batches(batch_size=None, batch_format="numpy"), files)
         except ray.exceptions.RayError as err:
             raise ValueError(f"A Ray worker failed: {_reason(err)}") from err
+
+
+@contextmanager
+def ray_session(address: str | None = None) -> Iterator[None]:
+    """Ray for a run: the cluster at ``address`` (e.g. "ray://head:10001", or "auto"), else a local Ray started
+    here and stopped after; a Ray already running in this process is used as it is."""
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        ray.init(address=address, log_to_driver=False, include_dashboard=False, runtime_env=RUNTIME_ENV)
+    try:
+        yield
     finally:
         if started:
             ray.shutdown()
+
+
+def ray_maps(jobs: list[MapJob], vectors_of: dict[Column, np.ndarray], sample: int,
+             address: str | None = None) -> Drawn:
+    """Each job's map as ``maps.one_map`` draws it, in the order they finish: the non-linear ones as Ray tasks of one
+    CPU each on the cluster's workers (each sent only its sampled rows), the PCAs here meanwhile (they stream the
+    memory-mapped column, which a cluster's nodes cannot read). ``ValueError`` with Ray's reason when a task fails."""
+    import ray
+
+    with ray_session(address):
+        place = ray.remote(num_cpus=1)(coordinates)
+        running = {}
+        for column, name in jobs:
+            if name != "PCA":
+                rows = sample_rows(len(vectors_of[column]), sample)
+                chosen = np.asarray(vectors_of[column][rows], dtype=np.float64)
+                running[place.remote(name, chosen)] = ((column, name), rows)
+        for column, name in jobs:
+            if name == "PCA":
+                yield ((column, name), *one_map(name, vectors_of[column], sample))
+        while running:
+            (done,), _ = ray.wait(list(running), num_returns=1)
+            job, rows = running.pop(done)
+            try:
+                coords = ray.get(done)
+            except ray.exceptions.RayError as err:
+                raise ValueError(f"A Ray worker failed: {_reason(err)}") from err
+            yield job, framed(rows, coords), sampled_facts(len(rows), len(vectors_of[job[0]]))
 
 
 def _reason(err: Exception) -> str:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +29,7 @@ from bertviz_core.precompute.ann import INDEX_CHOICES, write_indexes
 from bertviz_core.precompute.layout import (
     FORMAT, MANIFEST, PLAN, Column, StoreFiles, check_out, column_name, read_json, token_starts,
 )
-from bertviz_core.precompute.maps import check_maps, write_maps
+from bertviz_core.precompute.maps import Drawn, MapJob, check_maps, map_processes, write_maps
 from bertviz_core.precompute.request import Request, ShardVectors, layer_numbers, shard_outputs, store_columns, token_rows
 from bertviz_core.runtime.store import release_free_memory
 
@@ -89,54 +91,102 @@ def _store_files(out: Path, plan: dict, columns: list[Column], starts: np.ndarra
 def precompute(location: str, out: str, request: Request = Request(), text_column: str | None = None,
                label_column: str | None = None, engine: str = "local", shard_rows: int = SHARD_ROWS,
                progress: Progress | None = None, map_progress: Progress | None = None,
-               index_progress: Progress | None = None, **ray_options: object) -> Report:
+               index_progress: Progress | None = None, said: Callable[[str], None] | None = None,
+               **ray_options: object) -> Report:
     """Compute the sentence vectors of the corpus at ``location`` (see ``corpora.files``) into the store ``out``.
 
     A store started before with the same plan is resumed from its finished shards; a finished one is left as it
     is. ``progress(rows done, rows)`` is called after each shard, ``map_progress(maps drawn, maps)`` around each map,
-    ``index_progress(indexes built, indexes)`` around each search index. ``ray_options`` (``address``, ``actors``)
-    go to the ray engine. ``ValueError`` with a sentence for a bad input file or column, a model that fails to load, a
-    full disk, an ``out`` that holds something else or cannot be written, or a store started with other settings;
-    every setting and ``out`` are checked before the corpus is read, the model loaded or Ray started.
+    ``index_progress(indexes built, indexes)`` around each search index; ``said(line)`` gets ``plan_lines`` before any
+    model run. ``ray_options`` (``address``, ``actors``) go to the ray engine. ``ValueError`` with a sentence for a
+    bad input file or column, a model that fails to load, a full disk, an ``out`` that holds something else or cannot
+    be written, or a store started with other settings; every setting and ``out`` are checked before the corpus is
+    read, the model loaded or Ray started.
     """
     began = time.perf_counter()
     shard_rows = checks.whole_number(shard_rows, "shard_rows", 1)
     progress, map_progress = checks.callback(progress), checks.callback(map_progress, "map_progress")
-    index_progress = checks.callback(index_progress, "index_progress")
+    index_progress, said = checks.callback(index_progress, "index_progress"), checks.callback(said, "said")
     _check_settings(request, engine, ray_options)
     out_path = Path(checks.text(out, "The store's folder"))
     check_out(out_path)
     encoder, files, manifest, summary, cut = _start(location, out_path, request, text_column, label_column, engine,
                                                     shard_rows)
     release_free_memory()  # the corpus read is over: the local engine holds one shard's texts at a time
-    pending = files.pending()
-    done = files.rows - sum(files.shard_length(shard) for shard in pending)
-    if progress is not None:
-        progress(done, files.rows)
-    if pending:
-        if engine == "ray":
-            from bertviz_core.precompute.ray_engine import ray_shards
+    pending, finished = files.pending(), (out_path / MANIFEST).exists()
+    if said is not None:
+        for line in plan_lines(manifest, text_column is None, label_column is None, engine,
+                               0 if finished else len(files.columns) * len(manifest["map_names"])):
+            said(line)
+    with _session(engine if pending or not finished else "local", ray_options):
+        done = files.rows - sum(files.shard_length(shard) for shard in pending)
+        if progress is not None:
+            progress(done, files.rows)
+        if pending:
+            if engine == "ray":
+                from bertviz_core.precompute.ray_engine import ray_shards
 
-            shards = ray_shards(request, encoder.info.identity, files, pending, **ray_options)
-        else:
-            shards = local_shards(encoder, files, pending)
-        for shard, vectors, tokens in shards:
-            files.write_shard(shard, vectors, tokens, token_rows(encoder, files.shard_texts(shard), files.shard_span(
-                shard)[0]) if files.token_layers else None)
-            done += files.shard_length(shard)
-            release_free_memory()  # each shard's activations differ in size: without this, freed heap piles up
-            if progress is not None:
-                progress(done, files.rows)
-    if not (out_path / MANIFEST).exists():
-        files.check_done()
-        vectors_of = {column: np.load(files.vector_path(column), mmap_mode="r") for column in files.columns}
-        drawn = write_maps(out_path, files.columns, manifest["map_names"], request.map_sample, vectors_of, map_progress)
-        indexed = write_indexes(out_path, {
-            **{column_name(*column): vectors for column, vectors in vectors_of.items()},
-            **{f"tokens@{layer}": np.load(files.token_path(layer), mmap_mode="r") for layer in files.token_layers}},
-            request.index, index_progress)
-        files.finish({**manifest, "maps": drawn, "indexes": indexed, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
+                shards = ray_shards(request, encoder.info.identity, files, pending, **ray_options)
+            else:
+                shards = local_shards(encoder, files, pending)
+            for shard, vectors, tokens in shards:
+                files.write_shard(shard, vectors, tokens, token_rows(encoder, files.shard_texts(shard),
+                                                                     files.shard_span(shard)[0])
+                                  if files.token_layers else None)
+                done += files.shard_length(shard)
+                release_free_memory()  # each shard's activations differ in size: without this, freed heap piles up
+                if progress is not None:
+                    progress(done, files.rows)
+        if not finished:
+            files.check_done()
+            vectors_of = {column: np.load(files.vector_path(column), mmap_mode="r") for column in files.columns}
+            drawn = write_maps(out_path, files.columns, manifest["map_names"], request.map_sample, vectors_of,
+                               map_progress, _drawer(engine, vectors_of, request.map_sample, ray_options))
+            indexed = write_indexes(out_path, {
+                **{column_name(*column): vectors for column, vectors in vectors_of.items()},
+                **{f"tokens@{layer}": np.load(files.token_path(layer), mmap_mode="r") for layer in files.token_layers}},
+                request.index, index_progress)
+            files.finish({**manifest, "maps": drawn, "indexes": indexed,
+                          "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     return Report(str(out_path), summary, cut, len(pending), files.shards - len(pending), time.perf_counter() - began)
+
+
+def plan_lines(manifest: dict, text_guessed: bool, label_guessed: bool, engine: str, maps: int) -> list[str]:
+    """What a run will use and do, said before it starts: the text and label columns (and whether they were guessed)
+    and, when it draws any, how many maps and where."""
+    text, label = manifest["input"]["text_column"], manifest["input"]["label_column"]
+    lines = [f"Texts: the column {text!r}" + (" (guessed; --text-column names another)." if text_guessed else "."),
+             (f"Labels: the column {label!r}" if label else "Labels: none")
+             + ((" (guessed; --label-column names another)." if label else
+                 " (no column looked like labels; --label-column names one).") if label_guessed else ".")]
+    if maps:
+        names = manifest["map_names"]
+        processes = map_processes(maps, manifest["rows"], names)
+        where = "PCAs here, the others as tasks on Ray's workers" if engine == "ray" else (
+            f"{processes} at a time in worker processes" if processes > 1 else "one at a time in this process")
+        lines.append(f"Maps: {maps:,} to draw ({' and '.join(names)} of each of the {len(manifest['columns']):,} "
+                     f"columns), {where}.")
+    return lines
+
+
+def _session(engine: str, ray_options: dict) -> AbstractContextManager:
+    """One Ray session for the shards and the maps (``ray_engine.ray_session``); nothing for the local engine."""
+    if engine != "ray":
+        return nullcontext()
+    from bertviz_core.precompute.ray_engine import ray_session
+
+    return ray_session(ray_options.get("address"))
+
+
+def _drawer(engine: str, vectors_of: dict[Column, np.ndarray], sample: int,
+            ray_options: dict) -> Callable[[list[MapJob]], Drawn] | None:
+    """What draws the maps: Ray's workers for the ray engine (``ray_engine.ray_maps``), else None (``write_maps``'
+    processes)."""
+    if engine != "ray":
+        return None
+    from bertviz_core.precompute.ray_engine import ray_maps
+
+    return partial(ray_maps, vectors_of=vectors_of, sample=sample, address=ray_options.get("address"))
 
 
 def _check_settings(request: Request, engine: str, ray_options: dict) -> None:

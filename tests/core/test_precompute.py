@@ -4,6 +4,8 @@ another model's Encoder, and says what is wrong with each bad input. The Ray eng
 from __future__ import annotations
 
 import json
+import os
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,7 @@ from sklearn.decomposition import PCA
 
 from bertviz_core import Encoder, open_store
 from bertviz_core.corpora import news_topics
-from bertviz_core.precompute import layout
+from bertviz_core.precompute import layout, maps
 from bertviz_core.precompute.request import Request
 from bertviz_core.precompute.run import precompute
 from bertviz_core.measures.projection import PROJECTIONS
@@ -97,6 +99,23 @@ def test_every_column_has_its_pca_map_of_every_row(whole) -> None:
         np.testing.assert_allclose(drawn[["x", "y"]].to_numpy(), expected, rtol=1e-5, atol=1e-5 * np.abs(expected).max())
         np.testing.assert_allclose(store.manifest["maps"][name]["PCA"]["explained_variance_ratio"],
                                    reference.explained_variance_ratio_, atol=1e-6)
+
+
+def test_maps_drawn_in_worker_processes_equal_the_maps_drawn_here(whole, tmp_path: Path) -> None:
+    """The local engine draws a large store's maps on every core (``map_processes``); PCA maps take the same path
+    as UMAP's, so two processes drawing the store's PCA maps check it without a UMAP fit."""
+    store = whole[1]
+    columns = [(name.split("@")[0], int(name.split("@")[1]) if "@" in name else None)
+               for name in store.manifest["columns"]]
+    vectors_of = {column: store.vectors(*column) for column in columns}
+    said = maps.write_maps(tmp_path, columns, ["PCA"], 100, vectors_of,
+                           drawer=partial(maps.local_maps, vectors_of=vectors_of, sample=100, processes=2))
+    assert said == {name: store.manifest["maps"][name] for name in store.manifest["columns"]}
+    for column in columns:
+        pd.testing.assert_frame_equal(pd.read_parquet(maps.map_path(tmp_path, column, "PCA")), store.map("PCA", *column))
+    cores = min(5, os.cpu_count() or 1)
+    assert maps.map_processes(5, 41, ["PCA"]) == 1 and maps.map_processes(5, 41, ["PCA", "UMAP"]) == cores
+    assert maps.map_processes(1, 41, ["UMAP"]) == 1 and maps.map_processes(5, maps.CHUNK_ROWS, ["PCA"]) == cores
 
 
 def test_a_umap_of_a_stated_sample_is_the_apps_umap_of_those_rows(corpus_csv: Path, tmp_path: Path) -> None:
@@ -263,10 +282,15 @@ def test_opening_what_is_not_a_store_or_asking_what_it_lacks_is_refused(whole, t
 def test_the_command_reports_counts_or_one_message(whole, corpus_csv: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
     from bertviz_core.__main__ import main
 
-    assert main(["precompute", str(corpus_csv), "--out", str(tmp_path / "s"), "--strategies", "mean",
-                 "--layers", "6", "--token-layers", "4", "--shard-rows", "16"]) == 0
+    assert main(["precompute", str(corpus_csv), "--out", str(tmp_path / "s"), "--strategies", "mean,cls",
+                 "--layers", "3,6", "--token-layers", "4", "--shard-rows", "16", "--maps", "PCA"]) == 0
     said = capsys.readouterr()
     assert "41 texts of 43 rows (1 blank" in said.out and "cut to fit" in said.out and "texts/s" in said.err
+    # before any model run: the columns it read (both guessed here) and how many maps it will draw, and where
+    assert said.out.startswith(
+        "Texts: the column 'text' (guessed; --text-column names another).\n"
+        "Labels: the column 'label' (guessed; --label-column names another).\n"
+        "Maps: 4 to draw (PCA of each of the 4 columns), one at a time in this process.\n")
     made = open_store(str(tmp_path / "s"))
     np.testing.assert_allclose(made.vectors("mean", 6), whole[1].vectors("mean", 6), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(made.token_vectors(4), whole[1].token_vectors(4), rtol=1e-5, atol=1e-5)

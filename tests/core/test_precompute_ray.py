@@ -1,5 +1,5 @@
 """The precompute's ray engine (issue #29) on a local Ray of 2 CPUs: its vectors equal Encoder.embed's, for 1 and
-2 actors and other shard sizes, and its store is the local engine's."""
+2 actors and other shard sizes, and its store, maps included, is the local engine's."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,12 +10,14 @@ import pytest
 
 from bertviz_core import Encoder, open_store
 from bertviz_core.corpora import news_topics
+from bertviz_core.precompute import maps
 from bertviz_core.precompute.request import Request
 from bertviz_core.precompute.run import precompute
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.xdist_group("ray")  # one test worker runs them all: one local Ray, started once
-REQUEST = Request(strategies=["mean", "cls", "pooler"], layers=[3, 6], token_layers=[2])
+# t-SNE, not UMAP, for the maps drawn as Ray tasks: a UMAP's first fit in a process compiles for a minute or more
+REQUEST = Request(strategies=["mean", "cls", "pooler"], layers=[3, 6], token_layers=[2], maps=["PCA", "t-SNE"])
 
 
 @pytest.fixture(scope="module")
@@ -29,11 +31,18 @@ def local_ray():  # noqa: ANN201
 
 @pytest.mark.parametrize(("actors", "shard_rows"), [(1, 24), (2, 8)])
 def test_the_ray_engine_equals_embed_and_the_local_engine(local_ray, bundled: Encoder, tmp_path: Path,
-                                                          actors: int, shard_rows: int) -> None:
+                                                          monkeypatch: pytest.MonkeyPatch, actors: int,
+                                                          shard_rows: int) -> None:
     texts = news_topics()["text"].iloc[::5].tolist()  # 32 texts
     pd.DataFrame({"text": texts}).to_csv(tmp_path / "c.csv", index=False)
-    on_ray = open_store(precompute(str(tmp_path / "c.csv"), str(tmp_path / "ray"), REQUEST, engine="ray",
-                                   shard_rows=shard_rows, actors=actors).store)
+
+    def drawn_here(*_: object) -> None:
+        raise AssertionError("a t-SNE map was drawn in this process, not by Ray's workers")
+
+    with monkeypatch.context() as here:
+        here.setattr(maps, "coordinates", drawn_here)
+        on_ray = open_store(precompute(str(tmp_path / "c.csv"), str(tmp_path / "ray"), REQUEST, engine="ray",
+                                       shard_rows=shard_rows, actors=actors).store)
     local = open_store(precompute(str(tmp_path / "c.csv"), str(tmp_path / "local"), REQUEST,
                                   shard_rows=shard_rows).store)
     reference = bundled.embed(texts, ["mean", "cls", "pooler"])
@@ -49,3 +58,8 @@ def test_the_ray_engine_equals_embed_and_the_local_engine(local_ray, bundled: En
     np.testing.assert_allclose(on_ray.token_vectors(2), local.token_vectors(2), rtol=1e-5, atol=1e-5)
     pd.testing.assert_frame_equal(on_ray.token_rows, local.token_rows)
     assert on_ray.texts == texts and {**on_ray.manifest, "created": 0} == {**local.manifest, "created": 0}
+    for name in on_ray.manifest["columns"]:  # the t-SNE maps drawn by Ray's workers, the PCAs here: as local ones
+        strategy, _, layer = name.partition("@")
+        for projection in ("PCA", "t-SNE"):
+            pd.testing.assert_frame_equal(on_ray.map(projection, strategy, int(layer) if layer else None),
+                                          local.map(projection, strategy, int(layer) if layer else None))
