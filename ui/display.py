@@ -62,15 +62,19 @@ def int_slider(label: str, low: int, high: int, value: int, key: str, container:
 
 
 def with_progress(label: str, run: Callable[[Callable[[int, int], None]], T]) -> T:
-    """``run(progress)`` with a progress bar that ``progress(done, total)`` moves, removed when it returns
-    (on a cached result the bar never shows). A ValueError stops the page with its message, as ``or_stop``
-    does, and takes the bar with it: a worker process killed mid-job (``offload``) says so, rather than leaving a
-    bar that no longer moves above Streamlit's exception box."""
+    """``run(progress)`` with a progress bar that ``progress(done, total)`` moves and ``progress.stage(step)`` names
+    before a worker process's first batch (``offload``), removed when it returns (on a cached result the bar never
+    shows). A ValueError stops the page with its message, as ``or_stop`` does, and takes the bar with it: a worker
+    killed mid-job says so, rather than leaving a bar that no longer moves above Streamlit's exception box."""
     bar = st.empty()
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(done / total, text=f"{label}: {done:,} of {total:,} texts")
+    progress.stage = lambda step: bar.progress(0.0, text=f"{label}: {step}…")  # type: ignore[attr-defined]
 
     def cleared() -> T:
         try:
-            return run(lambda done, total: bar.progress(done / total, text=f"{label}: {done:,} of {total:,} texts"))
+            return run(progress)
         finally:
             bar.empty()  # before or_stop's message: nothing the page draws once st.stop() is raised reaches it
 

@@ -117,7 +117,9 @@ def _serve(connection: Any, folder: str) -> None:
         try:
             if (model, device) not in encoders:
                 encoders.clear()  # one model at a time: the worker's memory stays one model's
+                connection.send(("stage", "loading the model"))
                 encoders[(model, device)] = load_encoder(model, device)
+            connection.send(("stage", f"tokenizing {len(texts):,} texts, then running the first batch (the longest)"))
             # no name holds the result once it is written, so its memory is free before the next job; its
             # folder is made once the job has succeeded, so a failed one leaves none
             connection.send(("done", *_write(JOBS[job](encoders[(model, device)], texts, report),
@@ -149,10 +151,13 @@ class Offload:
         """``JOBS[job](load_encoder(model, device), texts, report)`` in the worker, waited for; its result or
         its failure (a ValueError keeps its message). ``progress(done, total)`` is called here for each report
         of the job; an exception from ``progress`` (a page told to stop) cancels the job within one batch and
-        is raised. Arrays larger than ``in_memory_up_to`` bytes in all come back memory-mapped read-only."""
+        is raised. A ``progress`` with a ``stage(text)`` method is also told what runs before the first batch ends
+        (seconds each): the worker starting, the model loading, the texts being tokenized. Arrays larger than
+        ``in_memory_up_to`` bytes in all come back memory-mapped read-only."""
         if job not in JOBS:
             raise ValueError(f"Unknown job {checks.shown(job)}: one of {', '.join(map(repr, JOBS))}.")
         texts, progress = tuple(checks.texts(texts)), checks.callback(progress)
+        stage = getattr(progress, "stage", None)
         if progress is not None:
             progress(0, len(texts))  # the bar shows while the worker starts and loads its model (seconds)
         while not self._lock.acquire(timeout=1.0):
@@ -161,9 +166,11 @@ class Offload:
         try:
             if self._idle is not None:
                 self._idle.cancel()
+            if stage is not None and self.pid is None:
+                stage("starting the worker process")
             connection = self._started()
             connection.send((job, model, device, texts))
-            return self._answer(connection, progress, in_memory_up_to)
+            return self._answer(connection, progress, stage, in_memory_up_to)
         finally:
             self._idle = threading.Timer(self.idle_seconds, self.stop, kwargs={"only_if_idle": True})
             self._idle.daemon = True
@@ -188,10 +195,13 @@ class Offload:
                 self._connection = listener.accept()
         return self._connection
 
-    def _answer(self, connection: Any, progress: Progress | None, in_memory_up_to: int | None) -> Any:
+    def _answer(self, connection: Any, progress: Progress | None, stage: Callable[[str], None] | None,
+                in_memory_up_to: int | None) -> Any:
         try:
-            while (message := self._receive(connection))[0] == "progress":
-                if progress is not None:
+            while (message := self._receive(connection))[0] in ("progress", "stage"):
+                if message[0] == "stage" and stage is not None:
+                    stage(message[1])
+                elif message[0] == "progress" and progress is not None:
                     progress(*message[1:])
         except BaseException:
             self._cancel(connection)
@@ -231,7 +241,7 @@ class Offload:
         cancel is dropped with its files."""
         try:
             connection.send(CANCEL)
-            while (message := self._receive(connection, patience=60.0))[0] == "progress":
+            while (message := self._receive(connection, patience=60.0))[0] in ("progress", "stage"):
                 pass
             if message[0] == "done" and message[2]:
                 shutil.rmtree(os.path.dirname(message[2][0][0]), ignore_errors=True)

@@ -116,3 +116,24 @@ def test_an_idle_worker_exits_and_the_next_job_starts_another() -> None:
         assert offload.run("embed", None, "cpu", TEXTS[:1])["mean"].shape[0] == 1 and offload.pid != first
     finally:
         offload.stop()
+
+
+def test_a_bar_is_told_what_runs_before_the_first_batch() -> None:
+    """A 2,737-row upload's bar read "0 of 2,737 texts" for 20 s while the worker started, loaded the model and
+    tokenized (#51): a progress with a ``stage`` method is told each step, in order, before the first count moves;
+    a plain progress gets the counts alone."""
+    offload, seen = Offload(idle_seconds=600), []
+
+    def progress(done: int, total: int) -> None:
+        seen.append((done, total))
+
+    progress.stage = seen.append  # type: ignore[attr-defined]
+    try:
+        offload.run("embed", None, "cpu", TEXTS, progress)
+        assert seen == [(0, 5), "starting the worker process", "loading the model",
+                        "tokenizing 5 texts, then running the first batch (the longest)", (5, 5)]
+        seen.clear()
+        offload.run("embed", None, "cpu", TEXTS[:2], progress)  # the worker runs and holds the model already
+        assert seen == [(0, 2), "tokenizing 2 texts, then running the first batch (the longest)", (2, 2)]
+    finally:
+        offload.stop()
