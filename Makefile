@@ -1,6 +1,6 @@
 # make run : create the environment and serve the app on the bundled model (http://localhost:8501)
 # make test: create the environment, install a headless browser, run every test offline
-# make test-fast: the core and the pages' AppTests, no browser (the inner loop)
+# make test-fast: the core and the pages' AppTests, neither browser nor slow tests (the inner loop)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
@@ -28,7 +28,7 @@ test: $(VENV)/.installed browser
 	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 test-fast: $(VENV)/.installed
-	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup -m "not browser"
+	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup -m "not browser and not slow"
 
 # A corpus's sentence vectors into a store (docs/architecture.md, "Precomputed stores"); ENGINE=ray runs Ray Data,
 # ARGS passes more options (python -m bertviz_core precompute --help), e.g.

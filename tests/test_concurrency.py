@@ -34,6 +34,7 @@ def same(a: object, b: object) -> bool:
         else (x.positions == y.positions and np.abs(x.vectors - y.vectors).max() <= 1e-5) for x, y in zip(a, b))
 
 
+@pytest.mark.slow
 def test_mixed_calls_from_many_threads_equal_serial_results(bundled: Encoder) -> None:
     jobs = [(kind, i) for i in range(6) for kind in ("tokenize", "encode", "embed", "words")]
     serial = {job: run(bundled, job) for job in jobs}
@@ -44,6 +45,7 @@ def test_mixed_calls_from_many_threads_equal_serial_results(bundled: Encoder) ->
         assert same(result, serial[job]), job
 
 
+@pytest.mark.slow
 def test_the_shared_store_keeps_its_arrays_within_the_byte_budget(bundled: Encoder,
                                                                      monkeypatch) -> None:  # noqa: ANN001
     import ui

@@ -122,6 +122,7 @@ CASES = [(entry, source, damage) for entry in CORPUS_PAGES for source in CORPUS_
 
 @pytest.mark.parametrize("entry, source, damage", CASES,
                          ids=[f"{entry.title}-{damage}" for entry, _, damage in CASES])
+@pytest.mark.slow
 def test_every_corpus_page_takes_each_sources_damaged_input_without_an_exception(
         monkeypatch: pytest.MonkeyPatch, one_text_store: Path, entry: PageEntry, source: str, damage: str) -> None:
     declared = checks(entry)

@@ -116,6 +116,7 @@ def test_a_one_layer_model_states_its_one_layer(app: Callable[[str], AppTest]) -
 
 
 @pytest.mark.parametrize("name", BASE)
+@pytest.mark.slow
 def test_long_texts_are_cut_to_the_models_length(app: Callable[[str], AppTest], name: str) -> None:
     at = app(name)
     for page, key in [("pages/tokenization.py", "tok_text"), ("pages/layer_values.py", "lv_text"),

@@ -49,6 +49,7 @@ UPLOADING = [entry for entry in PAGES if checks(entry).uploader]
 
 
 @pytest.mark.parametrize("entry", UPLOADING, ids=[entry.url_path for entry in UPLOADING])
+@pytest.mark.slow
 def test_a_worker_killed_mid_job_says_so_on_the_page(
         killed_once: KilledMidJob, entry: PageEntry) -> None:
     check = checks(entry)

@@ -53,6 +53,7 @@ def test_the_notes_say_what_was_cut_and_what_fits() -> None:
 # ---- every page that cuts text says so -------------------------------------------------------------------
 
 @pytest.mark.parametrize("entry", PAGES, ids=[entry.url_path or "overview" for entry in PAGES])
+@pytest.mark.slow
 def test_every_page_that_cuts_text_says_so(entry) -> None:  # noqa: ANN001 - a PageEntry
     for give in checks(entry).long_text:  # the page's test module says how a user gives it a long text
         at = open_page(entry.file)
@@ -103,6 +104,7 @@ def test_an_upload_just_over_the_default_budget_is_refused_before_any_model_run(
 
 
 @pytest.mark.parametrize("url_path", sorted(UPLOADERS))
+@pytest.mark.slow
 def test_an_upload_at_the_budget_works_and_one_token_over_does_not(url_path: str, bundled: Encoder,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     total = Lengths.of(bundled.lengths([r.rsplit(",", 1)[0] for r in ROWS])).tokens

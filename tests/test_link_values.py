@@ -71,6 +71,7 @@ def test_a_link_of_valid_values_and_defaults_says_nothing() -> None:
     assert at.slider(key="sc_k").value == 5
 
 
+@pytest.mark.slow
 def test_why_similars_steps_and_an_unknown_reference_are_named() -> None:
     at = opened("pages/why_similar.py", {"wy_steps": "7", "wy_reference": "[UNK]", "wy_cut": "true"})
     said = notice(at)

@@ -77,6 +77,7 @@ def page_namespaces() -> list[str]:
 
 
 @pytest.mark.parametrize("page", sorted(p.name for p in (ROOT / "pages").glob("*.py")))
+@pytest.mark.slow
 def test_a_page_run_leaves_no_namespace_behind_in_its_session(page: str) -> None:
     """With the session still open, and without a garbage collection: the namespace was freed as the run
     ended (no session reference, no cycle)."""

@@ -154,6 +154,7 @@ def test_a_path_longer_than_the_file_system_allows_is_a_message() -> None:
     assert len(at.sidebar.error[0].value) < 1000
 
 
+@pytest.mark.slow
 def test_no_code_panel_or_message_shows_a_server_path(tiny_dir: Path, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
@@ -210,6 +211,7 @@ def test_a_csv_without_a_header_row_keeps_its_first_text() -> None:
     assert read_table(b"text,label\nThe cat sat on the mat.,a\nThe dog barks.,b\n").note is None
 
 
+@pytest.mark.slow
 def test_uploads_warn_about_truncation_and_cap_label_colours(monkeypatch: pytest.MonkeyPatch) -> None:
     from conftest import open_page as fresh
 

@@ -50,6 +50,7 @@ def server_paths(folders: list[Path]) -> list[str]:
 
 
 @pytest.mark.parametrize("entry", STORE_PAGES, ids=lambda entry: entry.title)
+@pytest.mark.slow
 def test_no_store_message_or_code_panel_shows_a_server_path(monkeypatch: pytest.MonkeyPatch, offered: dict,
                                                               entry: PageEntry) -> None:
     monkeypatch.setenv(SETTING, ",".join(map(str, offered.values())))
@@ -112,6 +113,7 @@ def paths_shown(at: AppTest, folders: list[Path]) -> list[str]:
 
 
 @pytest.mark.parametrize("entry", UPLOAD_PAGES, ids=lambda entry: entry.title)
+@pytest.mark.slow
 def test_no_upload_message_or_code_panel_shows_a_server_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                                entry: PageEntry) -> None:
     monkeypatch.chdir(tmp_path)
@@ -128,6 +130,7 @@ def test_no_upload_message_or_code_panel_shows_a_server_path(monkeypatch: pytest
 
 
 @pytest.mark.parametrize("entry", PAGES, ids=lambda entry: entry.title)
+@pytest.mark.slow
 def test_no_page_shows_the_folder_of_a_local_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tiny_dir: Path,
                                                    entry: PageEntry) -> None:
     monkeypatch.chdir(tmp_path)

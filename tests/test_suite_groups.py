@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import conftest
+import pytest
 
 TOY_CONFTEST = '''
 import os
@@ -40,6 +41,7 @@ def test_without(i):
 '''
 
 
+@pytest.mark.slow
 def test_the_browser_tests_run_on_one_worker(tmp_path: Path) -> None:
     hook = Path(conftest.__file__).read_text()
     start = hook.index("@pytest.hookimpl(tryfirst=True)  # before pytest-xdist")

@@ -61,6 +61,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[np.ndarray, Path, d
     return mapped, folder / "index" / "x.faiss", ann.build_index(mapped, folder / "index" / "x.faiss")
 
 
+@pytest.mark.slow
 def test_the_index_states_its_measured_recall_and_reaches_it(built) -> None:  # noqa: ANN001
     vectors, path, facts = built
     assert facts["lists"] == 128 and ann.MIN_PROBES <= facts["probes"] <= facts["lists"]
@@ -89,6 +90,7 @@ def test_a_damaged_index_is_said_to_be_damaged(built, tmp_path: Path) -> None:  
 
 
 @pytest.mark.parametrize("metric", list(METRICS))
+@pytest.mark.slow
 def test_a_store_searches_through_its_index_as_exact_search_does(news_store, metric: str) -> None:  # noqa: ANN001
     method = news_store.search_method("mean", 6, metric)
     if metric in INDEXED_METRICS:

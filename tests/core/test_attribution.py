@@ -27,6 +27,7 @@ def cosine(enc: Encoder, strategy: str, layer: int, *texts: str) -> float:
     return float(v[0] @ v[1])
 
 
+@pytest.mark.slow
 def test_the_default_pair_on_the_bundled_model_is_complete_within_2_percent(bundled: Encoder) -> None:
     r = pair_attribution(bundled, *DEFAULT_PAIR)
     assert (r.strategy, r.layer, r.at_layer, r.steps) == ("mean", 6, 4, 8)
@@ -38,6 +39,7 @@ def test_the_default_pair_on_the_bundled_model_is_complete_within_2_percent(bund
 
 
 @pytest.mark.parametrize("strategy", ["cls", "max", "mean_no_special"])
+@pytest.mark.slow
 def test_completeness_on_a_tiny_random_model_converges_with_the_steps(tiny: Encoder, strategy: str) -> None:
     errors = [abs(pair_attribution(tiny, FIRST, SECOND, strategy, steps=steps, at_layer=0).error)
               for steps in (2, 32)]
@@ -53,6 +55,7 @@ def test_swapping_the_texts_transposes_the_matrix(bundled: Encoder) -> None:
     assert ba.first_tokens == ab.second_tokens
 
 
+@pytest.mark.slow
 def test_each_rows_sum_is_captums_layer_integrated_gradients_on_the_same_forward(bundled: Encoder) -> None:
     from captum.attr import LayerIntegratedGradients
 
@@ -75,6 +78,7 @@ def test_each_rows_sum_is_captums_layer_integrated_gradients_on_the_same_forward
     np.testing.assert_allclose(r.first_shares, per_token, atol=1e-5)
 
 
+@pytest.mark.slow
 def test_a_text_against_itself_gives_a_symmetric_positive_matrix_and_specials_share_nothing(bundled: Encoder) -> None:
     r = pair_attribution(bundled, FIRST, FIRST, at_layer=0, steps=16)
     assert r.score == pytest.approx(1.0, abs=1e-5)
@@ -88,6 +92,7 @@ def test_a_text_against_itself_gives_a_symmetric_positive_matrix_and_specials_sh
     assert not r.matrix[specials].any() and not r.matrix[:, specials].any()  # [CLS] and [SEP] are their reference
 
 
+@pytest.mark.slow
 def test_one_word_changed_moves_the_credit_to_that_word(bundled: Encoder) -> None:
     same = pair_attribution(bundled, "The cat sat on the mat.", "The cat sat on the mat.", at_layer=0, steps=16)
     changed = pair_attribution(bundled, "The cat sat on the mat.", "The dog sat on the mat.", at_layer=0, steps=16)
@@ -96,6 +101,7 @@ def test_one_word_changed_moves_the_credit_to_that_word(bundled: Encoder) -> Non
     assert changed.matrix[cat, cat] < same.matrix[cat, cat]  # "cat"–"dog" adds less than "cat"–"cat"
 
 
+@pytest.mark.slow
 def test_the_recipe_reproduces_the_matrix(bundled: Encoder, tiny: Encoder) -> None:
     for enc, strategy, reference in ((bundled, "mean", "[PAD]"), (tiny, "max", "[MASK]")):
         r = pair_attribution(enc, FIRST, SECOND, strategy, steps=4, reference=reference)
@@ -107,6 +113,7 @@ def test_the_recipe_reproduces_the_matrix(bundled: Encoder, tiny: Encoder) -> No
         assert namespace["reference_score"] == pytest.approx(r.reference_score, abs=1e-5)
 
 
+@pytest.mark.slow
 def test_every_architecture_attributes_its_own_cosine(family_encoders: dict[str, Encoder]) -> None:
     for name, enc in family_encoders.items():
         r = pair_attribution(enc, SENTENCES[0], SENTENCES[3], steps=16, at_layer=0)
@@ -132,6 +139,7 @@ def test_maxsim_pairs_each_token_with_its_nearest_token_in_the_other_text(bundle
     assert bank["partner token"].tolist() == ["bank"]
 
 
+@pytest.mark.slow
 def test_the_story_and_tables_say_what_the_matrix_holds(bundled: Encoder) -> None:
     r = pair_attribution(bundled, FIRST, SECOND, steps=4)
     story = attribution_story(r)
@@ -148,6 +156,7 @@ def test_the_story_and_tables_say_what_the_matrix_holds(bundled: Encoder) -> Non
         {"first": r.matrix.sum(), "second": r.matrix.sum()})
 
 
+@pytest.mark.slow
 def test_long_texts_are_refused_with_their_cost_or_cut(bundled: Encoder) -> None:
     long = " ".join(["bank"] * (MAX_TOKENS + 40))
     with pytest.raises(ValueError, match="too long to attribute: 170 tokens.*square of the length.*cut=True"):
@@ -174,6 +183,7 @@ def test_a_model_whose_layers_pass_no_gradient_is_refused(tiny: Encoder) -> None
             handle.remove()
 
 
+@pytest.mark.slow
 def test_two_sessions_attributing_at_once_both_get_their_own_result(bundled: Encoder) -> None:
     from concurrent.futures import ThreadPoolExecutor
 

@@ -168,6 +168,7 @@ def test_replicates_of_a_constant_layer_or_too_few_rows_are_nan() -> None:
     assert found[True][0, 1, 1] == pytest.approx(1.0) and np.isnan(found[True][1, 1, 1])
 
 
+@pytest.mark.slow
 def test_chance_is_the_mean_over_every_random_pairing_of_the_texts() -> None:
     a = RNG.normal(size=(7, 2, 3)) * [1.0, 3.0, 5.0]
     b = RNG.normal(size=(7, 1, 4)) * [1.0, 2.0, 6.0, 1.0]

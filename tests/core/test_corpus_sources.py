@@ -51,6 +51,7 @@ def test_an_upload_names_what_it_holds_in_its_teaching_code() -> None:
 
 
 @pytest.mark.parametrize("entry", [entry for entry in PAGES if entry.built_in_corpus], ids=lambda entry: entry.url_path)
+@pytest.mark.slow
 def test_every_page_that_takes_a_corpus_offers_every_source(entry) -> None:  # noqa: ANN001 - a PageEntry
     from conftest import open_page
 

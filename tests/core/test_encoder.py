@@ -52,6 +52,7 @@ def test_describe_reads_the_same_facts_from_files(bundled: Encoder, tiny: Encode
         describe("/no/such/folder")
 
 
+@pytest.mark.slow
 def test_importing_the_core_leaves_transformers_for_later() -> None:
     code = "import sys, bertviz_core, bertviz_core.model.models; bertviz_core.describe(); print('transformers' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -192,6 +193,7 @@ def test_unknown_device_is_refused() -> None:
             load_encoder(device="cuda")
 
 
+@pytest.mark.slow
 def test_eight_threads_share_one_encoder(bundled: Encoder) -> None:
     texts = [f"Thread {i} asks about the bank by the river number {i}." for i in range(8)]
     serial_tok = [bundled.tokenize(t, "a pair") for t in texts]
@@ -223,6 +225,7 @@ def test_vocabulary_kinds_and_search(bundled: Encoder) -> None:
         search_vocabulary(vocab, "([", regex=True)
 
 
+@pytest.mark.slow
 def test_only_loading_a_model_imports_transformers() -> None:
     """Pages import the core while a background thread may be importing transformers, whose lazy
     module breaks when two threads import it at once: only models.load_pretrained imports it, under

@@ -60,6 +60,7 @@ def row(ranking, model: str, strategy: str, layer: int):  # noqa: ANN001, ANN201
 
 
 @pytest.mark.parametrize("measure", ["accuracy", "macro-F1"])
+@pytest.mark.slow
 def test_the_probe_is_the_stated_protocol_for_every_model(models: dict, labels: list[str], measure: str) -> None:
     ranking = rank_models(models, labels=labels, measure=measure)
     assert list(ranking.table.columns) == COLUMNS and len(ranking.table) == 6

@@ -162,6 +162,7 @@ def test_contextuality_adjusts_by_the_baseline(tiny: Encoder) -> None:
     assert result.words >= 2 and len(table) == tiny.info.num_layers + 1
 
 
+@pytest.mark.slow
 def test_layer_summary_counts_the_same_word(bundled: Encoder) -> None:
     index = token_index(bundled, reference_corpus())
     (query,) = bundled.encode([TUTORIAL])
@@ -200,6 +201,7 @@ def test_index_rows_name_whole_words(bundled: Encoder) -> None:
     assert rows["key"].tolist()[0] == "word"
 
 
+@pytest.mark.slow
 def test_the_recipe_reproduces_the_neighbours_and_the_measures(bundled: Encoder) -> None:
     from test_recipes import run
 

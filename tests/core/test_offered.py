@@ -27,6 +27,7 @@ def listed(news_store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[
     return folders
 
 
+@pytest.mark.slow
 def test_the_listed_folders_are_offered_by_name_with_what_they_hold(listed: dict[str, Path]) -> None:
     offered = offered_stores()
     assert list(offered) == ["news", "stopped", "damaged"]

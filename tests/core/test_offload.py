@@ -15,6 +15,8 @@ from bertviz_core import Encoder
 from bertviz_core.runtime.offload import JOBS, Offload
 from bertviz_core.runtime.store import ByteBoundedStore, arrays
 
+# Every test here runs jobs in a worker process that loads a model of its own: make test-fast leaves them out.
+pytestmark = pytest.mark.slow
 TEXTS = ("The bank raised its rates.", "We sat on the river bank.", "Ein Satz auf Deutsch, mit Umlauten: äöü.",
          "A much longer sentence " + "with many more words " * 12, "short")
 

@@ -47,6 +47,7 @@ def whole(corpus_csv: Path, tmp_path_factory: pytest.TempPathFactory):  # noqa: 
     return report, open_store(str(out))
 
 
+@pytest.mark.slow
 def test_the_store_equals_embed_and_keeps_the_upload_rules(whole, bundled: Encoder) -> None:
     report, store = whole
     texts = [*news_topics()["text"].iloc[::4], LONG]
@@ -73,6 +74,7 @@ def ordinary_tokens(encoder: Encoder, texts: list[str], layer: int) -> np.ndarra
                            for encoding, item in zip(encoder.encode(texts), encoder.inputs(texts))])
 
 
+@pytest.mark.slow
 def test_the_token_layers_hold_every_ordinary_token_with_its_word(whole, bundled: Encoder) -> None:
     store = whole[1]
     texts = store.texts
@@ -118,6 +120,7 @@ def test_maps_drawn_in_worker_processes_equal_the_maps_drawn_here(whole, tmp_pat
     assert maps.map_processes(1, 41, ["UMAP"]) == 1 and maps.map_processes(5, maps.CHUNK_ROWS, ["PCA"]) == cores
 
 
+@pytest.mark.slow
 def test_a_umap_of_a_stated_sample_is_the_apps_umap_of_those_rows(corpus_csv: Path, tmp_path: Path) -> None:
     request = Request(strategies=["mean"], layers=[6], maps=["umap"], map_sample=30)
     store = open_store(precompute(str(corpus_csv), str(tmp_path / "s"), request).store)
@@ -131,6 +134,7 @@ def test_a_umap_of_a_stated_sample_is_the_apps_umap_of_those_rows(corpus_csv: Pa
         store.map("PCA", "mean", 6)
 
 
+@pytest.mark.slow
 def test_one_shard_is_bit_equal_to_embed_of_its_texts(whole, bundled: Encoder, tmp_path: Path) -> None:
     texts = whole[1].texts[:8]
     pd.DataFrame({"text": texts}).to_csv(tmp_path / "eight.csv", index=False)
@@ -150,6 +154,7 @@ class Stop(Exception):
     """Stands for Ctrl-C or a kill in the middle of a run."""
 
 
+@pytest.mark.slow
 def test_a_stopped_run_resumes_to_the_same_store(whole, corpus_csv: Path, tmp_path: Path) -> None:
     out = tmp_path / "resumed"
 
@@ -187,6 +192,7 @@ def test_another_models_encoder_is_refused_naming_both(whole, tiny: Encoder) -> 
     assert store.manifest["model"]["identity"] in str(refused.value) and tiny.info.identity in str(refused.value)
 
 
+@pytest.mark.slow
 def test_every_input_format_gives_the_same_rows(whole, tmp_path: Path) -> None:
     frame = pd.DataFrame({"sentence": whole[1].texts[:6], "topic": whole[1].labels[:6]})
     frame.to_parquet(tmp_path / "c.parquet")
@@ -279,6 +285,7 @@ def test_opening_what_is_not_a_store_or_asking_what_it_lacks_is_refused(whole, t
         store.search(np.ones(5), k=2)
 
 
+@pytest.mark.slow
 def test_the_command_reports_counts_or_one_message(whole, corpus_csv: Path, tmp_path: Path, capsys) -> None:  # noqa: ANN001
     from bertviz_core.__main__ import main
 

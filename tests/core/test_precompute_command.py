@@ -112,6 +112,7 @@ def command(*arguments: str) -> subprocess.Popen:
                             env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
 
 
+@pytest.mark.slow
 def test_the_process_says_one_line_and_exits_2_where_it_cannot_write(corpus: str) -> None:
     done = command(corpus, "--out", "/proc/bertviz-store")
     out, err = done.communicate(timeout=120)
@@ -128,6 +129,7 @@ def test_a_file_the_command_reads_is_never_said_to_be_uploaded(tmp_path: Path, c
         assert "upload" not in said(capsys).lower()
 
 
+@pytest.mark.slow
 def test_ctrl_c_says_the_same_command_goes_on_and_exits_130(tmp_path: Path, tiny_dir: Path) -> None:
     pd.DataFrame({"text": [f"Sentence number {i} of a corpus long enough to be stopped." for i in range(4000)]}).to_csv(
         tmp_path / "big.csv", index=False)

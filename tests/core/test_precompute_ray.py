@@ -30,6 +30,7 @@ def local_ray():  # noqa: ANN201
 
 
 @pytest.mark.parametrize(("actors", "shard_rows"), [(1, 24), (2, 8)])
+@pytest.mark.slow
 def test_the_ray_engine_equals_embed_and_the_local_engine(local_ray, bundled: Encoder, tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch, actors: int,
                                                           shard_rows: int) -> None:

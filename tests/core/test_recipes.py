@@ -51,6 +51,7 @@ def test_layer_values_recipe(bundled: Encoder) -> None:
 
 @pytest.mark.parametrize(("strategy", "merge"), [("sum of last 4", "mean"), ("concat of last 4", "first"),
                                                  ("layer 2", "last"), ("sum of all layers", "sum")])
+@pytest.mark.slow
 def test_word_similarity_recipe(bundled: Encoder, strategy: str, merge: str) -> None:
     texts = [TUTORIAL, "Word embeddings: embeddings everywhere."]
     for word in ("bank", "embeddings"):
@@ -88,6 +89,7 @@ QUESTIONS = ["what is your age?", "Today is monday", "How old are you?"]
 
 
 @pytest.mark.parametrize(("correction", "k"), [("mean-centering", None), ("whitening", None), ("whitening", 8)])
+@pytest.mark.slow
 def test_corrected_compare_recipe(bundled: Encoder, half_news_mean: np.ndarray, questions_mean: np.ndarray,
                                   correction: str, k: int | None) -> None:
     texts = QUESTIONS
@@ -99,6 +101,7 @@ def test_corrected_compare_recipe(bundled: Encoder, half_news_mean: np.ndarray, 
 
 @pytest.mark.parametrize("metric", list(METRICS))
 @pytest.mark.parametrize("correction", list(CORRECTIONS))
+@pytest.mark.slow
 def test_the_compare_code_prints_the_matrix_shown_for_every_metric_and_correction(
         bundled: Encoder, news_pooled: dict[str, np.ndarray], questions_mean: np.ndarray, metric: str,
         correction: str) -> None:
@@ -194,6 +197,7 @@ def test_the_pooling_recipes_on_every_model(family_encoders: dict[str, Encoder],
 
 
 @pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.slow
 def test_the_compare_recipe_on_every_model(family_encoders: dict[str, Encoder], name: str) -> None:
     enc = family_encoders[name]
     last = enc.info.num_layers
@@ -264,6 +268,7 @@ def test_the_similar_contexts_recipe_on_every_model(family_encoders: dict[str, E
 
 
 @pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.slow
 def test_the_task_measure_recipes_on_every_model(family_encoders: dict[str, Encoder], name: str) -> None:
     """The probe, the pair correlation (raw and whitened) and the map's trustworthiness, on the fixture's sentences."""
     enc = family_encoders[name]

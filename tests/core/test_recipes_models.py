@@ -20,6 +20,7 @@ TEXTS = ["The bank raised its rates.", "We sat on the river bank.", "A café in 
 
 
 @pytest.mark.parametrize("debiased", [False, True])
+@pytest.mark.slow
 def test_the_sentence_recipe_gives_the_pages_matrix(bundled: Encoder, debiased: bool) -> None:
     twin = load_encoder(UNTRAINED_TWIN, device="cpu")
     code = recipes.compare_models(bundled.info, twin.info, f"texts = {TEXTS!r}\n", POOLINGS["max"].code, debiased)
@@ -28,6 +29,7 @@ def test_the_sentence_recipe_gives_the_pages_matrix(bundled: Encoder, debiased: 
 
 
 @pytest.mark.parametrize("strategy", LAYER_STRATEGIES)
+@pytest.mark.slow
 def test_the_sentence_recipe_gives_the_pages_matrix_for_every_pooling(bundled: Encoder, strategy: str) -> None:
     twin = load_encoder(UNTRAINED_TWIN, device="cpu")
     code = recipes.compare_models(bundled.info, twin.info, f"texts = {TEXTS!r}\n", POOLINGS[strategy].code, False)
@@ -53,6 +55,7 @@ def test_the_word_recipe_gives_the_pages_matrix(family_encoders: dict[str, Encod
 
 
 @pytest.mark.parametrize("measure", ["macro-F1", "silhouette"])  # accuracy differs from macro-F1 by its scoring name
+@pytest.mark.slow
 def test_the_which_model_recipe_gives_the_leaderboards_scores(bundled: Encoder, measure: str) -> None:
     from bertviz_core.corpora import news_topics
     from bertviz_core.model_choice import rank_models

@@ -69,6 +69,7 @@ def upload(at: AppTest, source: str, uploader: str, csv: str) -> None:
     assert not at.exception and not at.error, [e.value for e in at.error]
 
 
+@pytest.mark.slow
 def test_similar_contexts_keeps_an_index_over_the_budget_and_never_rebuilds_it(one_mib_store, model_calls) -> None:  # noqa: ANN001
     at = open_page("pages/similar_contexts.py")
     upload(at, "sc_source", "sc_upload", "text\n" + "\n".join(RIVER))
@@ -81,6 +82,7 @@ def test_similar_contexts_keeps_an_index_over_the_budget_and_never_rebuilds_it(o
     assert len(model_calls) == before  # no model run on any of the setting changes
 
 
+@pytest.mark.slow
 def test_task_measures_keeps_pooled_vectors_over_the_budget_and_never_recomputes_them(one_mib_store,  # noqa: ANN001
                                                                                        model_calls) -> None:  # noqa: ANN001
     at = open_page("pages/task_measures.py")

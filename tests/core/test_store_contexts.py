@@ -11,6 +11,7 @@ from bertviz_core.precompute import contexts
 from bertviz_core.model.token_index import token_index
 
 
+@pytest.mark.slow
 def test_the_measures_equal_the_corpus_index_at_the_stored_layers(labelled_store, bundled: Encoder) -> None:  # noqa: ANN001
     measured, read = contexts.store_contextuality(labelled_store)
     assert read == 160 and measured.table["layer"].tolist() == [3, 6]

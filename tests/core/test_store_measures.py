@@ -70,6 +70,7 @@ def test_stored_maps_their_points_and_trust_equal_the_files_and_the_recipe(label
     assert len(measures.map_points(labelled_store, cell, "PCA", size=30)) == 30
 
 
+@pytest.mark.slow
 def test_a_grid_draws_the_same_rows_in_every_panel(labelled_store) -> None:  # noqa: ANN001
     cells = measures.chosen_cells(labelled_store, ["mean", "cls"], [6])
     assert cells == [Cell("mean", 6), Cell("cls", 6)]

@@ -49,6 +49,7 @@ def stated_protocol(x: np.ndarray, y: list[str], folds: int = 5) -> tuple[float,
     return accuracy, f1
 
 
+@pytest.mark.slow
 def test_the_probe_equals_the_stated_protocol(pooled_news: dict[str, np.ndarray]) -> None:
     labels = list(news_topics()["label"])
     for cell in (Cell("mean", 3), Cell("cls", 1), Cell("pooler", None)):
@@ -129,6 +130,7 @@ def test_the_agreement_sentence_says_when_a_top_is_a_tie(probe_cells: list, silh
 
 
 @pytest.mark.parametrize("name", list(PROJECTIONS))
+@pytest.mark.slow
 def test_every_projection_is_seeded_and_its_trustworthiness_is_scikit_learns(name: str,
                                                                           pooled_news: dict[str, np.ndarray]) -> None:
     vectors = cell_vectors(pooled_news, Cell("mean", 6)).astype(np.float64)[:60]
@@ -177,6 +179,7 @@ def test_pairs_files_are_read_with_any_separator() -> None:
     assert len(frame) == 40 and frame["score"].dtype == float
 
 
+@pytest.mark.slow
 def test_the_teaching_code_reproduces_each_measure(bundled: Encoder, pooled_news: dict[str, np.ndarray]) -> None:
     labels = list(news_topics()["label"])
     ns = run(recipes.probe(bundled.info, recipes.NEWS_TOPICS_CODE, POOLINGS["max"].code, 2, 5))

@@ -19,6 +19,7 @@ def twin_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return untrained_twin(bundled_model_dir(), cache=tmp_path_factory.mktemp("twin"))
 
 
+@pytest.mark.slow
 def test_the_twin_is_made_once_with_the_same_weights_for_its_seed(twin_folder: Path, tmp_path: Path) -> None:
     state = torch.random.get_rng_state()
     again = untrained_twin(bundled_model_dir(), cache=tmp_path)

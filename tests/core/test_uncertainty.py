@@ -86,6 +86,7 @@ def test_pairs_too_few_for_a_difference_and_enough_for_one() -> None:
     assert "Spearman ρ after mean-centering" in top.sentence and top.chance == 0
 
 
+@pytest.mark.slow
 def test_chance_levels() -> None:
     labels = ["a"] * 6 + ["b"] * 3 + ["c"] * 3 + ["lonely"]  # the single-text class is not probed
     plan = probe_plan(labels)
@@ -164,6 +165,7 @@ def test_seeded_and_reproducible() -> None:
     assert len(folds) == 5 and folds.mean() == pytest.approx(first[0].per_layer.loc["mean", "layer 2"])
 
 
+@pytest.mark.slow
 def test_a_whole_task_measures_grid_gets_a_verdict() -> None:
     rng = np.random.default_rng(0)
     labels = [str(i % 4) for i in range(160)]

@@ -46,6 +46,7 @@ def plain_word(plain, text: str, token_positions: list[int]) -> np.ndarray:
     return states[:, token_positions].mean(1).numpy()
 
 
+@pytest.mark.slow
 def test_word_vectors_equal_plain_transformers(bundled: Encoder, plain) -> None:
     texts = [
         "Word embeddings are vectors; embeddings, unlike ids, carry meaning. EMBEDDINGS!",
@@ -139,6 +140,7 @@ def test_pair_curves_are_per_layer_cosines() -> None:
     assert row["cosine"] == pytest.approx(a @ c / np.linalg.norm(a) / np.linalg.norm(c), **F32)
 
 
+@pytest.mark.slow
 def test_tutorial_comparison_and_presets(bundled: Encoder) -> None:
     found = bundled.word_vectors([TUTORIAL], "bank")
     rows = tutorial_comparison(found, 0, word_strategies(6)["sum of last 4"])

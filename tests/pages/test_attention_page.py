@@ -33,6 +33,7 @@ def tiny_12x12(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return save_tiny_bert(tmp_path_factory.mktemp("tiny12x12"), layers=12, hidden=48, heads=12)
 
 
+@pytest.mark.slow
 def test_a_twelve_layer_twelve_head_model_shows_144_thumbnails(tiny_12x12: Path) -> None:
     encoder = load_encoder(str(tiny_12x12), device="cpu")
     (weights,) = encoder.attentions([TUTORIAL])

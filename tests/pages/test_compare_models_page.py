@@ -47,6 +47,7 @@ def title(at, key: str) -> str:  # noqa: ANN001
     return chart_title(chart(at, key)).replace("<br>", " ")
 
 
+@pytest.mark.slow
 def test_defaults_compare_the_bundled_model_with_its_untrained_twin(bundled: Encoder, twin: Encoder,
                                                                      news_pooled) -> None:  # noqa: ANN001
     at = open_page(PAGE)
@@ -74,6 +75,7 @@ def test_the_model_against_itself_is_the_sanity_view(news_pooled) -> None:  # no
     assert "The same model on both sides" in " ".join(x.value for x in at.info)
 
 
+@pytest.mark.slow
 def test_settings_change_the_view_without_running_a_model(model_calls: list[int]) -> None:
     at = open_page(PAGE)
     runs = len(model_calls)
@@ -87,6 +89,7 @@ def test_settings_change_the_view_without_running_a_model(model_calls: list[int]
     assert "layer 2" in title(at, "cm_sim_A") and "layer 3" in title(at, "cm_sim_B")
 
 
+@pytest.mark.slow
 def test_the_word_level_equals_the_aligned_word_vectors(bundled: Encoder, twin: Encoder) -> None:
     at = open_page(PAGE)
     at.radio(key="cm_level").set_value("words").run()
@@ -120,6 +123,7 @@ def test_few_texts_say_how_little_to_trust_the_values_and_negative_cka_shows() -
 
 
 @pytest.mark.parametrize("rows, message", [(1, "at least 4"), (3, "at least 4")])
+@pytest.mark.slow
 def test_a_corpus_too_small_to_compare_says_so(rows: int, message: str) -> None:
     at = open_page(PAGE)
     uploaded(("cm_source", "cm_upload"), "text\n" + "\n".join(f"Sentence {i}." for i in range(rows)))(at)
@@ -128,6 +132,7 @@ def test_a_corpus_too_small_to_compare_says_so(rows: int, message: str) -> None:
     assert message in shown
 
 
+@pytest.mark.slow
 def test_models_with_different_lengths_each_say_what_they_cut(family_dirs) -> None:  # noqa: ANN001
     at = open_page(PAGE)
     uploaded(("cm_source", "cm_upload"), "text\n" + "\n".join(
@@ -160,6 +165,7 @@ def custom_models(at, first: str, second: str) -> None:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("texts", [1, 4, 40])
+@pytest.mark.slow
 def test_long_texts_at_the_word_level_are_compared_or_refused(long_models: tuple[str, str], texts: int) -> None:
     # Issue #52: texts of 600 words put every word compared into the first four, and the half-samples of texts
     # that tell a best layer from noise drew none of them: Streamlit's exception box.

@@ -74,6 +74,7 @@ def test_too_little_input_explains_itself(text: str, expect: str) -> None:
     assert not at.exception and expect in at.info[0].value and not charts(at)
 
 
+@pytest.mark.slow
 def test_empty_lines_duplicates_and_a_huge_sentence() -> None:
     at = open_page(PAGE)
     at.text_area(key="cs_texts").set_value("Same words.\n\nSame words.\n" + "long " * 2000).run()

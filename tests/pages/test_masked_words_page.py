@@ -58,6 +58,7 @@ def shown(at: AppTest, kind: str) -> str:
     return " ".join(m.value.replace("\\", "") for m in getattr(at, kind))
 
 
+@pytest.mark.slow
 def test_the_bundled_model_shows_the_offline_view_from_a_link(bundled: Encoder, model_calls: list[int]) -> None:
     at = open_masked({"mw_text": TEXT, "mw_mask": "mask 2 (token 7)", "mw_k": "4"})
     assert at.text_area(key="mw_text").value == TEXT and "has no masked-language-model head" in shown(at, "warning")
@@ -185,6 +186,7 @@ def open_with_model(folder: Path) -> object:
     return at
 
 
+@pytest.mark.slow
 def test_the_page_shows_guesses_and_the_lens_and_settings_run_no_model(mlm_dir: Path, mlm: Encoder,
                                                                         model_calls: list[int]) -> None:
     at = open_with_model(mlm_dir)

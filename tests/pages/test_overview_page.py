@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 from conftest import APP, open_page
 from page_checks import PageChecks
 
@@ -30,6 +31,7 @@ print(at.title[0].value, "|", ",".join(loads))
 """
 
 
+@pytest.mark.slow
 def test_the_first_page_opens_without_loading_the_model() -> None:
     """Cold start: the overview and the sidebar read the model's facts from its files; the model
     (transformers, seconds to import, and the weights) loads afterwards in a background thread."""

@@ -130,6 +130,7 @@ def test_single_class_and_too_many_rows(monkeypatch: pytest.MonkeyPatch) -> None
     assert "160 rows; the limit is 100" in at.error[0].value.replace("\\", "")
 
 
+@pytest.mark.slow
 def test_labelled_upload_is_scored_with_the_cores_verdict(bundled: Encoder) -> None:
     corpus = news_topics().sample(60, random_state=1)
     at = upload(corpus.to_csv(index=False).encode())
@@ -141,6 +142,7 @@ def test_labelled_upload_is_scored_with_the_cores_verdict(bundled: Encoder) -> N
     assert any(expected.sentence in message.value.replace("\\", "") for message in shown), [m.value for m in shown]
 
 
+@pytest.mark.slow
 def test_the_chosen_cell_drives_code_and_downloads(model_calls: list[int]) -> None:
     at = open_code_panels(open_page(PAGE))
     runs = len(model_calls)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from conftest import chart, open_page, plotly_array, table
 from page_checks import LONG, PageChecks, slider, typed, uploaded
 
@@ -32,6 +34,7 @@ CHECKS = PageChecks(
 PAGE = "pages/similar_contexts.py"
 
 
+@pytest.mark.slow
 def test_a_new_text_starts_on_its_second_bank_and_the_heading_names_it(bundled) -> None:  # noqa: ANN001
     at = open_page(PAGE)
     assert at.selectbox(key="sc_token").value == "10 · bank"  # the tutorial's second "bank", the robber's
@@ -54,6 +57,7 @@ def test_a_punctuation_neighbour_is_shown_beside_its_words(bundled) -> None:  # 
     assert any(re.search(r"\w«\.»", c) for c in contexts)  # a "." right after its word, as written
 
 
+@pytest.mark.slow
 def test_the_page_searches_and_settings_run_no_model(model_calls: list[int]) -> None:
     at = open_page(PAGE)
     left, right = table(at, "sc_near_left"), table(at, "sc_near_right")
@@ -71,6 +75,7 @@ def upload(at, rows: list[str]) -> None:  # noqa: ANN001 - an AppTest
     at.file_uploader(key="sc_upload").set_value(("c.csv", ("text\n" + "\n".join(rows)).encode(), "text/csv")).run()
 
 
+@pytest.mark.slow
 def test_bad_input_gets_a_clear_message() -> None:
     at = open_page(PAGE)
     at.selectbox(key="sc_token").set_value(0).run()  # [CLS]
@@ -89,6 +94,7 @@ def test_bad_input_gets_a_clear_message() -> None:
     assert len(table(at, "sc_near_left")) == 16  # every token of the two sentences (8 + 8)
 
 
+@pytest.mark.slow
 def test_a_share_says_its_count_and_the_most_the_corpus_allows(bundled) -> None:  # noqa: ANN001
     """Two "crane" tokens in the corpus cap the share at 2 of k = 10: each layer says so beside its share."""
     at = open_page(PAGE)

@@ -74,6 +74,7 @@ def test_a_stored_copy_of_the_sentence_is_left_out(monkeypatch: pytest.MonkeyPat
     assert len(shown) == 10 and news_store.texts[3] not in shown["text"].tolist()
 
 
+@pytest.mark.slow
 def test_a_link_cannot_open_an_unlisted_folder(monkeypatch: pytest.MonkeyPatch, news_store) -> None:  # noqa: ANN001
     monkeypatch.setenv(SETTING, str(news_store.folder))
     at = open_page(PAGE)
@@ -84,6 +85,7 @@ def test_a_link_cannot_open_an_unlisted_folder(monkeypatch: pytest.MonkeyPatch, 
                for w in at.warning)
 
 
+@pytest.mark.slow
 def test_a_store_that_cannot_be_used_says_why(monkeypatch: pytest.MonkeyPatch, news_store, tmp_path: Path,
                                               tiny_dir: Path) -> None:  # noqa: ANN001
     stopped = tmp_path / "stopped"

@@ -41,6 +41,7 @@ CHECKS = PageChecks(
 PAGE = "pages/task_measures.py"
 
 
+@pytest.mark.slow
 def test_the_page_shows_both_grids_and_settings_run_no_model(model_calls: list[int]) -> None:
     at = open_page(PAGE, timeout=300)
     assert {"tm_probe", "tm_silhouette"} <= set(charts(at))
@@ -121,6 +122,7 @@ def test_a_tiny_upload_is_mapped_or_the_page_says_why(projection: str) -> None:
     assert at.get("vega_lite_chart") or at.error
 
 
+@pytest.mark.slow
 def test_verdicts_say_how_sure_they_are_on_24_texts_and_on_the_built_in_corpus() -> None:
     # 24 texts (6 per topic): neither the probe's folds nor the silhouette's bootstrap can name a best, and each
     # message says so with the number of texts the page used

@@ -52,6 +52,7 @@ def expected(ranking):  # noqa: ANN001, ANN201
     return ranking.table.sort_values(["model", "strategy", "layer"]).reset_index(drop=True)
 
 
+@pytest.mark.slow
 def test_the_default_view_equals_rank_models_and_settings_run_no_model(news_pooled, twin: Encoder,
                                                                        model_calls: list[int]) -> None:  # noqa: ANN001
     at = open_page(PAGE, timeout=300)
@@ -82,12 +83,14 @@ def test_the_default_view_equals_rank_models_and_settings_run_no_model(news_pool
     assert list(table(at, "wm_leaderboard")["model"]) == [UNTRAINED_TWIN, BUNDLED_MODEL]
 
 
+@pytest.mark.slow
 def test_the_teaching_code_is_shown(news_pooled) -> None:  # noqa: ANN001
     at = open_code_panels(open_page(PAGE, timeout=300))
     code = " ".join(c.value for c in at.code)
     assert "StratifiedKFold(5, shuffle=True, random_state=0)" in code and "leaderboard" in code
 
 
+@pytest.mark.slow
 def test_scored_pairs_equal_rank_models(twin: Encoder, bundled: Encoder) -> None:
     at = open_page(PAGE, timeout=300)
     at.radio(key="wm_task").set_value("pairs").run()

@@ -26,6 +26,7 @@ def matrix(at) -> np.ndarray:  # noqa: ANN001
     return plotly_array(chart(at, "wy_matrix")["data"][0]["z"]).astype(float)
 
 
+@pytest.mark.slow
 def test_the_default_pair_equals_the_core(bundled: Encoder) -> None:
     at = open_page(PAGE)
     expected = pair_attribution(bundled, *DEFAULT_PAIR)
@@ -42,6 +43,7 @@ def test_the_default_pair_equals_the_core(bundled: Encoder) -> None:
     assert [trace["name"] for trace in lines][2:] == ["MaxSim from the first text", "MaxSim from the second text"]
 
 
+@pytest.mark.slow
 def test_settings_reach_the_core(bundled: Encoder) -> None:
     at = open_page(PAGE)
     at.text_area(key="wy_first").set_value("The cat sat on the mat.").run()
@@ -70,6 +72,7 @@ def chart_keys(at) -> list[str]:  # noqa: ANN001
     return list(charts(at))
 
 
+@pytest.mark.slow
 def test_a_long_text_is_refused_with_its_cost_and_cut_on_request(monkeypatch) -> None:  # noqa: ANN001
     import bertviz_core.views.token_pairs as token_pairs
 
@@ -108,6 +111,7 @@ def test_a_long_attribution_says_how_long_it_will_take_and_waits_for_a_click(mon
     assert [b.key for b in at.button] == ["wy_start"] and "wy_matrix" not in chart_keys(at)
 
 
+@pytest.mark.slow
 def test_a_long_attribution_starts_on_its_click(monkeypatch) -> None:  # noqa: ANN001
     import bertviz_core.views.token_pairs as token_pairs
 

@@ -52,6 +52,7 @@ def test_defaults_show_tutorial_banks_curves_and_scores() -> None:
     assert "No clear best" in verdict and "single WordPiece token" in verdict and not at.success
 
 
+@pytest.mark.slow
 def test_strategy_metric_merge_and_preset_changes_run_no_model(model_calls: list[int]) -> None:
     calls = model_calls
     at = open_page(PAGE)
@@ -87,6 +88,7 @@ def test_missing_word_names_the_texts_and_suggests() -> None:
     assert "7 text(s) searched" in message and "After stealing money" in message and "bank" in message
 
 
+@pytest.mark.slow
 def test_empty_texts_and_preset_switch() -> None:
     at = open_page(PAGE)
     at.text_area(key="ws_texts").set_value("  \n ").run()
@@ -96,6 +98,7 @@ def test_empty_texts_and_preset_switch() -> None:
     assert len(chart(at, "ws_matrix")["data"][0]["y"]) == 5
 
 
+@pytest.mark.slow
 def test_the_preset_box_says_when_the_texts_are_the_users_own() -> None:
     at = open_page(PAGE)
     assert at.selectbox(key="ws_preset").value == "bank"
