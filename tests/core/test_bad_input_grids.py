@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 from bad_input import CORPUS, NAN, OK, Case, NaN, check, nan_rows
 
@@ -32,6 +33,10 @@ CASES: dict[str, Case] = {
     "pooling.vectors_at: not embed's output": Case(lambda c: pl.vectors_at([c.x], "mean", 1)),
     "pooling.vectors_at: no layer for the pooler": Case(lambda c: pl.vectors_at(c.pooled, "pooler", None), OK),
     # pooling grid
+    "pooling_grid.sample_note: no texts": Case(lambda c: pg.sample_note(0, True)),
+    "pooling_grid.sample_note: a string": Case(lambda c: pg.sample_note("2,100", True)),
+    "pooling_grid.sample_note: over the sample": Case(lambda c: pg.sample_note(2_100, False), OK),
+    "pooling_grid.cell_key: a one-vector cell": Case(lambda c: pg.cell_key(pg.Cell("pooler", None)), OK),
     "pooling_grid.colour_groups: None": Case(lambda c: pg.colour_groups(None)),
     "pooling_grid.colour_groups: a string": Case(lambda c: pg.colour_groups("abc")),
     "pooling_grid.check_labels: a string": Case(lambda c: pg.check_labels("abc")),
@@ -70,6 +75,9 @@ CASES: dict[str, Case] = {
     "projection.trust: two rows": Case(lambda c: prj.trust(c.x[:2], c.x[:2, :2]), NAN),
     "projection.project: unknown": Case(lambda c: prj.project("MDS", c.x)),
     "projection.project: name a list": Case(lambda c: prj.project(["PCA"], c.x)),
+    "map_figures.axis_titles: one variance ratio": Case(lambda c: mf.axis_titles("PCA", [0.4])),
+    "map_figures.axis_titles: NaN variance": Case(lambda c: mf.axis_titles("PCA", [NaN, 0.1])),
+    "map_figures.axis_titles: UMAP": Case(lambda c: mf.axis_titles("UMAP"), OK),
     "projection.project: UMAP of 3 rows": Case(lambda c: prj.project("UMAP", c.x[:3])),
     "projection.project: UMAP of 2 rows": Case(lambda c: prj.project("UMAP", c.x[:2])),
     "projection.project: t-SNE of 3 rows": Case(lambda c: prj.project("t-SNE", c.x[:3]), OK),
@@ -81,6 +89,7 @@ CASES: dict[str, Case] = {
     "projection.identical: None": Case(lambda c: prj.identical(None)),
     "pooling_grid.silhouette_resampling: 0 texts": Case(lambda c: pg.silhouette_resampling(0)),
     "pooling_grid.silhouette_resampling: 2.5 texts": Case(lambda c: pg.silhouette_resampling(2.5)),
+    "uncertainty.outside_tie: no verdict": Case(lambda c: unc.outside_tie(pd.DataFrame({"layer 1": [0.5]}), None), OK),
     "uncertainty.bootstrap_indices: no item": Case(lambda c: unc.bootstrap_indices(0)),
     "task_measures.probe_chance: None labels": Case(lambda c: tm.probe_chance(None, tm.probe_plan(c.labels))),
     "task_measures.probe_grid: unknown measure": Case(

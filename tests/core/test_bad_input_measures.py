@@ -70,6 +70,12 @@ CASES: dict[str, Case] = {
     "attention.summarize: roles of another text": Case(lambda c: att.summarize(c.weights, c.long_roles)),
     "attention.summarize: one token": Case(lambda c: att.summarize(c.one_weights, c.one_roles), NAN),
     # comparison
+    "comparison.store_baseline: a string": Case(lambda c: cmp.store_baseline("abc", "cosine")),
+    "comparison.store_baseline: one row drawn": Case(lambda c: cmp.store_baseline(c.x, "cosine", rows=1)),
+    "comparison.store_baseline: unknown metric": Case(lambda c: cmp.store_baseline(c.x, "manhattan")),
+    "comparison.store_baseline: more rows than stored": Case(lambda c: cmp.store_baseline(c.x[:5], "cosine"), OK),
+    "comparison.store_baseline_note: a store's baseline": Case(
+        lambda c: cmp.store_baseline_note(cmp.store_baseline(c.x[:5], "cosine"), "mean vectors", "cosine"), OK),
     "comparison.rows_code: None": Case(lambda c: cmp.rows_code(None)),
     "comparison.rows_code: a number": Case(lambda c: cmp.rows_code(2)),
     "comparison.compare: None": Case(lambda c: cmp.compare(None, c.ref, "cosine", "none")),
