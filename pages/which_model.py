@@ -5,7 +5,6 @@ import streamlit as st
 from bertviz_core import figures
 from bertviz_core.measures.similarity import CORRECTIONS
 from bertviz_core.measures.pooling_grid import sample_note
-from bertviz_core.model_choice import scoring
 from bertviz_core.views.model_comparison import LAYER_STRATEGIES
 from bertviz_core.views.which_model import (
     DEFAULT_STRATEGIES,
@@ -19,8 +18,8 @@ from bertviz_core.views.which_model import (
     pairs_corpus,
 )
 from ui import (
-    chart, columns, corpus_digest, corpus_source, download_csv, ensure_app_navigation, model_key, or_stop,
-    scored_pairs, table, teaching_panel,
+    chart, columns, corpus_digest, corpus_source, download_csv, ensure_app_navigation, literal, model_key, or_stop,
+    scored_pairs, table, task_scoring, teaching_panel,
     model_costs, model_infos, model_ranking, models_cut_warnings, pick_models, pooled_models, which_model_code,
 )
 
@@ -57,7 +56,7 @@ if task == "labels":
     measure = st.radio("Score", LABEL_MEASURES, horizontal=True, key="wm_measure", bind="query-params",
                        help="Probe accuracy or macro-F1: a logistic regression on each cell's vectors, the same "
                             "folds for every model. Silhouette (cosine): how far apart the labels lie, nothing trained.")
-    scored_by = or_stop(lambda: scoring(measure, len(texts), corpus.labels), icon="🏷️")
+    scored_by = or_stop(lambda: task_scoring(measure, len(texts), tuple(corpus.labels)), icon="🏷️")
     task_id = (corpus_digest(tuple(corpus.labels)), measure)
 else:
     pairs, corpus_code = scored_pairs("wm", "which_model")
@@ -66,7 +65,8 @@ else:
     correction = st.radio("Cosines", list(CORRECTIONS), horizontal=True, key="wm_correction", bind="query-params",
                           help="Raw, or after mean-centering or whitening fitted on the pairs' own sentences, as on "
                                "Task measures.")
-    scored_by = or_stop(lambda: scoring("spearman", len(texts), pairs=(first, second, gold), correction=correction))
+    scored_by = or_stop(lambda: task_scoring("spearman", len(texts), pairs=(first, second, gold),
+                                             correction=correction))
     task_id = (corpus_digest((*map(str, first), *map(str, second), *map(str, gold))), correction)
 
 for note in scored_by.notes:
@@ -82,7 +82,7 @@ count = scored_by.resampling.count
 panel = st.container()
 st.subheader("Leaderboard: each model's best cell")
 if ranked.verdict is not None:
-    st.info(ranked.verdict.sentence, icon="🏁")
+    st.info(literal(ranked.verdict.sentence), icon="🏁")  # model names are the user's: shown as typed
 sampled = sample_note(len(texts), mapped=False) if scored_by.measure == "silhouette" else ""
 if sampled:
     st.caption(sampled)

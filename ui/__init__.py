@@ -10,7 +10,7 @@ presentation mode), ``uploads`` (a CSV upload as a page's corpus), ``text_picker
 """
 from ui.cached import (
     compared, corpus_contextuality, corpus_lengths, correlation_scores, map_cell, masked_lens, masks,
-    neighbour_summary, pooling_cell, probe_cell, sentence_neighbours, token_neighbours, tokenize_text,
+    neighbour_summary, pooling_cell, probe_cell, sentence_neighbours, task_scoring, token_neighbours, tokenize_text,
     vocabulary, word_occurrences,
 )
 from ui.display import (
@@ -89,7 +89,7 @@ __all__ = [
     "PRESENT", "presentation_style", "presenting", "probe_cell", "probe_grids_view", "probe_store_view",
     "progress_over", "ranking_store_view", "remembered_failure", "result_store", "scatter_grid",
     "score_grid_view", "scored_pairs", "sentence_neighbours", "set_shared_senses", "shared_senses", "show_in_picker",
-    "store_view", "strategy_label", "table", "teaching_panel", "text_bind", "texts_edited",
-    "token_index",
-    "token_neighbours", "tokenization_table", "tokenize_text", "vocabulary", "with_progress", "word_occurrences",
+    "store_view", "strategy_label", "table", "task_scoring", "teaching_panel", "text_bind", "texts_edited",
+    "token_index", "token_neighbours", "tokenization_table", "tokenize_text", "vocabulary", "with_progress",
+    "word_occurrences",
 ]

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most
     from bertviz_core.model.token_index import TokenIndex
     from bertviz_core.measures.pooling_grid import Cell, CellResult, SeparationScores
     from bertviz_core.measures.task_measures import ProbePlan, ProbeScore
+    from bertviz_core.model_choice import Scoring
 
 
 
@@ -183,3 +184,13 @@ def sentence_neighbours(key: tuple[str, str], corpus_id: str, sentence: str, str
 
     near = nearest_sentences(_pooled, _query, strategy, layer, k, metric, own_sentences(_texts, sentence))
     return near.assign(text=[_texts[s] for s in near["sentence"]])
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def task_scoring(measure: str, n: int, labels: tuple[str, ...] | None = None,
+                 pairs: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None, correction: str = "none") -> Scoring:
+    """Cached ``model_choice.scoring``: how Which model? scores ``measure`` on ``n`` texts with ``labels`` or
+    ``pairs`` (its folds or resamples, the same for every model), or ValueError saying what to change."""
+    from bertviz_core.model_choice import scoring
+
+    return scoring(measure, n, labels, pairs, correction)

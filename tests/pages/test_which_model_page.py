@@ -14,6 +14,7 @@ from bertviz_core.measures.task_measures import check_pairs
 from bertviz_core.model.models import UNTRAINED_TWIN
 from bertviz_core.model_choice import rank_models
 from bertviz_core.views.which_model import pairs_corpus
+from ui import literal
 
 UPLOADER = ("wm_source", "wm_upload")
 CHECKS = PageChecks(
@@ -70,7 +71,7 @@ def test_the_default_view_equals_rank_models_and_settings_run_no_model(news_pool
         for column in ("score", "low", "high"):
             np.testing.assert_allclose(got[column].astype(float), want[column], atol=1e-5)
         assert list(got["best"]) == list(want["best"])
-        assert ranking.verdict.sentence in [m.value for m in at.info]
+        assert literal(ranking.verdict.sentence) in [m.value for m in at.info]  # names shown as typed, not as Markdown
     assert {"wm_layers_chart", "wm_grid_0", "wm_grid_1"} <= set(charts(at))
     assert len(chart(at, "wm_layers_chart")["data"]) == 8  # 2 models × 2 strategies, a band and a line each
     costs = table(at, "wm_costs")
@@ -103,7 +104,7 @@ def test_scored_pairs_equal_rank_models(twin: Encoder, bundled: Encoder) -> None
                           pairs=(first, second, gold), measure="spearman", correction="whitening")
     got, want = shown(at), expected(ranking)
     np.testing.assert_allclose(got["score"].astype(float), want["score"], atol=1e-5)
-    assert ranking.verdict.sentence in [m.value for m in at.info]
+    assert literal(ranking.verdict.sentence) in [m.value for m in at.info]  # names shown as typed, not as Markdown
 
 
 def messages(at) -> str:  # noqa: ANN001
