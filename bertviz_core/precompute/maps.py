@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
 
 import bertviz_core.checks as checks
 from bertviz_core.precompute.layout import Column, column_name, disk_errors
@@ -121,7 +122,10 @@ def map_processes(jobs: int, rows: int, names: list[str]) -> int:
 
 
 def _drawn(job: MapJob, vectors: np.ndarray, sample: int) -> tuple[MapJob, pd.DataFrame, dict]:
-    return (job, *one_map(job[1], vectors, sample))
+    # One thread, here as in a worker process (which gets one per core): a UMAP's layout on two BLAS threads
+    # differs from its layout on one (measured), and the maps must not depend on where they were drawn.
+    with threadpool_limits(1):
+        return (job, *one_map(job[1], vectors, sample))
 
 
 def local_maps(jobs: list[MapJob], vectors_of: dict[Column, np.ndarray], sample: int, processes: int) -> Drawn:
