@@ -340,8 +340,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests that drive a real browser (through the ``browser`` fixture, directly or not) are marked ``browser``, so
     ``make test-fast`` can leave them out, and run in one xdist group: one worker and one chromium drive them one
     after another while the other workers take the rest. A view costs the browser's main thread 3-4 s of CPU and
-    the app server its run; two chromiums on two cores ran the same views 2-3x slower each."""
+    the app server its run; two chromiums on two cores ran the same views 2-3x slower each.
+
+    Tests that run on every model of the model-family fixture are marked ``slow`` too: each case is cheap, but 8-19
+    models of them made half of ``make test-fast``'s time; the bundled model's own tests stay in it."""
     for item in items:
-        if "browser" in getattr(item, "fixturenames", ()):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if "browser" in fixtures:
             item.add_marker(pytest.mark.browser)
             item.add_marker(pytest.mark.xdist_group("browser"))
+        if fixtures & {"family_dirs", "family_encoders"}:
+            item.add_marker(pytest.mark.slow)
