@@ -56,8 +56,9 @@ def test_defaults_show_tutorial_banks_curves_and_scores() -> None:
 def test_strategy_metric_merge_and_preset_changes_run_no_model(model_calls: list[int]) -> None:
     calls = model_calls
     at = open_page(PAGE)
+    calls.clear()  # the default texts' run, if no earlier test in this worker left them cached
     at.text_area(key="ws_texts").set_value("The bank was shut.\nWe sat on the river bank, once.").run()
-    assert len(calls) == 1
+    assert calls == [2]  # the new texts, once
     at.selectbox(key="ws_strategy").set_value("layer 2").run()
     at.selectbox(key="ws_metric").set_value("euclidean distance").run()
     at.selectbox(key="ws_sub").set_value("first").run()
