@@ -2,9 +2,12 @@
 trustworthiness."""
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
+from types import ModuleType
 
 import numpy as np
 from sklearn.decomposition import PCA
@@ -50,9 +53,26 @@ def _tsne(vectors: np.ndarray) -> np.ndarray:
     return TSNE(n_components=2, perplexity=perplexity, init="pca", random_state=0).fit_transform(vectors)
 
 
-def _umap(vectors: np.ndarray) -> np.ndarray:
-    import umap  # imported on use: numba compiles it the first time, about 8 s
+@cache
+def umap_module() -> ModuleType:
+    """umap, imported on use, with numba's on-disk cache turned on for every compiled function of its modules.
+    numba compiles them in each new process (about 25 s of CPU: each app server, each precompute map worker, each
+    test worker), and umap marks only a few of them ``cache=True`` itself; from the cache a later process loads
+    them in about 4 s, the same machine code, so the same coordinates to the last bit."""
+    import umap
+    from numba.core.caching import NullCache
+    from numba.core.dispatcher import Dispatcher
 
+    for name, module in list(sys.modules.items()):
+        if name == "umap" or name.startswith("umap."):
+            for value in vars(module).values():
+                if isinstance(value, Dispatcher) and isinstance(value._cache, NullCache):
+                    value.enable_caching()
+    return umap
+
+
+def _umap(vectors: np.ndarray) -> np.ndarray:
+    umap = umap_module()
     with warnings.catch_warnings():  # "n_jobs overridden by setting random_state": the seed is the point
         warnings.simplefilter("ignore", UserWarning)
         return umap.UMAP(n_components=2, n_neighbors=min(15, len(vectors) - 1), random_state=0).fit_transform(vectors)
