@@ -74,12 +74,15 @@ def pooled_models(models: dict[str, Key], texts: tuple[str, ...]) -> dict[str, d
     for name, key in models.items():
         started, ran = time.perf_counter(), []
 
-        def report(done: int, total: int, progress: Any) -> None:
-            ran.append(done)
-            progress(done, total)
+        def report(progress: Any) -> Any:
+            def step(done: int, total: int) -> None:
+                ran.append(done)
+                progress(done, total)
+            step.stage = getattr(progress, "stage", None)  # the worker's steps before its first batch, shown too
+            return step
 
-        found[name] = with_progress(f"Encoding with {name}", lambda progress: embed_corpus(
-            key, texts, lambda done, total: report(done, total, progress)))
+        found[name] = with_progress(f"Encoding with {name}", lambda progress: embed_corpus(key, texts,
+                                                                                          report(progress)))
         if ran:  # the model ran now: a result from the store calls no progress
             _speeds()[(model_of(key), corpus_id)] = (len(texts), time.perf_counter() - started)
     return found
