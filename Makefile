@@ -1,6 +1,7 @@
 # make run : create the environment and serve the app on the bundled model (http://localhost:8501)
 # make test: create the environment, install a headless browser, run every test offline
 # make test-fast: the core and the pages' AppTests, neither browser nor slow tests (the inner loop)
+# make serve WORKERS=N: a class server, N Streamlit processes behind HAProxy on one address (default: one per core)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
@@ -9,7 +10,7 @@ PYTEST := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
 # drives its own chromium. The Ray tests run in one worker (their xdist_group): one local Ray.
 TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: run test test-fast browser screenshots
+.PHONY: run serve test test-fast browser haproxy screenshots
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
@@ -18,13 +19,24 @@ $(VENV)/.installed: requirements.txt
 run: $(VENV)/.installed
 	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
 
+# README, "A class server": N processes, each browser kept on one by a cookie (bertviz_core/runtime/class_server.py).
+WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
+serve: $(VENV)/.installed haproxy
+	$(PY) -m bertviz_core.runtime.class_server --workers $(WORKERS) --port $(PORT)
+
 # Debian's chromium for the real-browser tests (playwright cannot download browsers here).
 browser:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null; } || \
 	  echo "chromium is not installed and cannot be installed without root: browser tests will be skipped"
 
-test: $(VENV)/.installed browser
+# Debian's haproxy for `make serve`, its browser test and bench-load (the same way as chromium).
+haproxy:
+	@command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ] || { [ "$$(id -u)" = 0 ] && \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq haproxy >/dev/null; } || \
+	  echo "haproxy is not installed and cannot be installed without root: make serve will not start, its test is skipped"
+
+test: $(VENV)/.installed browser haproxy
 	$(PYTEST) -n $(TEST_WORKERS) --dist loadgroup --durations=25
 
 test-fast: $(VENV)/.installed
@@ -53,6 +65,7 @@ BENCH := latency:interaction_latency calls:model_calls cold:cold_start memory:me
 $(foreach b,$(BENCH),$(eval bench-$(firstword $(subst :, ,$(b))): $(VENV)/.installed browser ; \
 	HF_HUB_OFFLINE=1 $(PY) bench/$(lastword $(subst :, ,$(b))).py))
 bench: $(foreach b,$(BENCH),bench-$(firstword $(subst :, ,$(b))))
+bench-load: haproxy
 # Two models' probe cells on 2,000 texts: one at a time as before, on one BLAS thread, and on every core (issue #49).
 .PHONY: bench-probe-models
 bench-probe-models: $(VENV)/.installed

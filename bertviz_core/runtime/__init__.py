@@ -1,5 +1,6 @@
 """Where results live and where large jobs run: ``store`` (``ByteBoundedStore``, shared by every session, memory
-within a byte budget, larger results memory-mapped) and ``offload`` (the idle-priority worker process).
+within a byte budget, larger results memory-mapped), ``offload`` (the idle-priority worker process) and
+``class_server`` (several Streamlit processes behind HAProxy, `make serve`).
 
 May import: checks, model.
 """

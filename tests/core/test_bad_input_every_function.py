@@ -83,6 +83,9 @@ EXEMPT: dict[str, str] = {
     "word_vectors.word_span": "looks up offsets the tokenizer gave in word_owners' table",
     "word_vectors.one_piece_everywhere": "reads the Occurrences occurrences made",
     "twin.cache_folder": "takes no argument (reads BERTVIZ_CACHE)",
+    **{f"class_server.{name}": "starts or watches server processes from the operator's command line, not a "
+                               "user's input (tests/test_class_server.py runs them; a bad WORKERS is said in a sentence)"
+       for name in ("haproxy_path", "haproxy_config", "class_server", "watch", "main")},
 }
 
 
