@@ -18,7 +18,12 @@ from bertviz_core.measures.pooling import POOLINGS, supported_strategies
 from bertviz_core.measures.pooling_grid import Cell, check_labels, grid_cells, sample_note, silhouette_grid
 from bertviz_core.measures.projection import PROJECTIONS, TRUST_NEIGHBOURS
 from bertviz_core.measures.similarity import CORRECTIONS
-from bertviz_core.precompute.views import lacking_layers_note, stored_layers
+from bertviz_core.precompute.views import (
+    lacking_layers_note,
+    lacking_strategies_note,
+    stored_layers,
+    stored_strategies,
+)
 from bertviz_core.measures.task_measures import (
     DEFAULT_STRATEGIES,
     PROBE_PROTOCOL,
@@ -53,14 +58,18 @@ texts, labels, corpus_code = (None, None, recipes.UPLOADED_CODE) if corpus is No
     corpus.texts, corpus.labels, corpus.code)
 stored = corpus is not None and corpus.store is not None  # a precomputed store: its views read its vectors
 c1, c2 = st.columns(2)
-chosen = c1.multiselect("Pooling strategies", strategies, [s for s in DEFAULT_STRATEGIES if s in strategies],
-                        key="tm_strats", bind="query-params")
-offered = stored_layers(corpus.store) if stored else layer_numbers(num_layers)  # a store: only the layers it holds
+# a store: only the strategies and layers it holds, and what it lacks said under each picker
+pooled_by = stored_strategies(corpus.store, strategies) if stored else strategies
+chosen = c1.multiselect("Pooling strategies", pooled_by,
+                        [s for s in DEFAULT_STRATEGIES if s in pooled_by] or pooled_by, key="tm_strats",
+                        bind="query-params")
+offered = stored_layers(corpus.store) if stored else layer_numbers(num_layers)
 layers = c2.multiselect("Layers", offered, offered, key="tm_layers", bind="query-params",
                         format_func=figures.layer_label)
-lacking = lacking_layers_note(corpus.store) if stored else ""
-if lacking:
-    c2.caption(lacking)
+for column, lacking in zip((c1, c2), (lacking_strategies_note(corpus.store, strategies) if stored else "",
+                                      lacking_layers_note(corpus.store) if stored else "")):
+    if lacking:
+        column.caption(lacking)
 if not chosen or not layers:
     st.info("Choose at least one pooling strategy and one layer.")
     st.stop()

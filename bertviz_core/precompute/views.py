@@ -5,7 +5,7 @@ The query's vectors come from the page (one model run, the query's); the store's
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,15 @@ def stored_layers(store: VectorStore) -> list[int]:
     return sorted({layer for layers in stored_columns(store).values() for layer in layers if layer is not None})
 
 
+def _lacking_note(held: Sequence[str], lacking: Sequence[str], what: str, option: str) -> str:
+    """What a picker that offers only the store's ``held`` choices (of kind ``what``, e.g. "layers") says the store
+    lacks; "" when ``lacking`` is empty. ``option`` is the precompute option that adds them."""
+    if not lacking:
+        return ""
+    return (f"The store holds {', '.join(held) or 'none'} only, so the {what} offered are those; it lacks "
+            f"{', '.join(lacking)}. Precompute it with {option} to add them.")
+
+
 def lacking_layers_note(store: VectorStore) -> str:
     """The layers of the store's model that the store holds no vector of, as a page says them under a layer picker
     that offers only the stored ones; "" when it holds every one."""
@@ -38,10 +47,23 @@ def lacking_layers_note(store: VectorStore) -> str:
 
     held = stored_layers(store)
     lacking = [layer for layer in range(store.manifest["model"]["num_layers"] + 1) if layer not in held]
-    if not lacking:
-        return ""
-    return (f"The store holds {', '.join(map(layer_label, held)) or 'no layer'} only, so the layers offered are "
-            f"those; it lacks {', '.join(map(layer_label, lacking))}. Precompute it with --layers to add them.")
+    return _lacking_note([layer_label(layer) for layer in held], [layer_label(layer) for layer in lacking], "layers",
+                         "--layers")
+
+
+def stored_strategies(store: VectorStore, strategies: Sequence[str]) -> list[str]:
+    """The pooling ``strategies`` (those a page offers for the model, in its order) that the store holds vectors
+    of: what a strategy picker offers on it."""
+    held = stored_columns(store)
+    return [name for name in strategies if name in held]
+
+
+def lacking_strategies_note(store: VectorStore, strategies: Sequence[str]) -> str:
+    """The pooling ``strategies`` a page offers for the model that the store holds no vector of, as the page says
+    them under a strategy picker that offers only the stored ones (``stored_columns``' keys); "" when it holds
+    every one."""
+    held = stored_strategies(store, strategies)
+    return _lacking_note(held, [name for name in strategies if name not in held], "strategies", "--strategies")
 
 
 def _without_copies(search: Callable[[int], pd.DataFrame], texts_of: Callable[[pd.DataFrame], np.ndarray], k: int,

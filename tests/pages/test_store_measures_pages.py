@@ -72,7 +72,7 @@ def test_sentence_pooling_scores_every_stored_column_and_draws_its_map(
 def test_task_measures_probes_the_stored_columns_and_draws_their_maps(
         monkeypatch: pytest.MonkeyPatch, labelled_store, model_calls: list[int]) -> None:  # noqa: ANN001
     at = opened(monkeypatch, "pages/task_measures.py", "tm", [labelled_store.folder])
-    at.session_state["tm_strats"], at.session_state["tm_layers"] = ["mean", "cls", "max"], [3, 6]
+    at.session_state["tm_strats"], at.session_state["tm_layers"] = ["mean", "cls"], [3, 6]
     runs = len(model_calls)
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.error]
@@ -85,24 +85,61 @@ def test_task_measures_probes_the_stored_columns_and_draws_their_maps(
     assert titles == ["mean · layer 3", "mean · layer 6", "cls · layer 3", "cls · layer 6"]
     at.radio(key="tm_projection").set_value("UMAP").run()
     assert any("holds no UMAP map" in i.value for i in at.info) and not at.exception
-    at.session_state["tm_strats"] = ["max"]
-    at.run()
-    assert any("holds none of the chosen cells" in i.value for i in at.info)
     assert len(model_calls) == runs
 
 
-def test_task_measures_on_a_store_offers_only_the_layers_it_holds(monkeypatch: pytest.MonkeyPatch,
-                                                                  labelled_store) -> None:  # noqa: ANN001
+LACKS_LAYERS = ("The store holds layer 3, layer 6 only, so the layers offered are those; it lacks 0 · embeddings, "
+                "layer 1, layer 2, layer 4, layer 5.")
+LACKS_STRATEGIES = ("The store holds cls, mean only, so the strategies offered are those; it lacks mean_no_special, "
+                    "max, mean_sqrt_len, weightedmean, pooler, first_last_avg. Precompute it with --strategies")
+
+
+def test_task_measures_on_a_store_offers_only_the_layers_and_strategies_it_holds(
+        monkeypatch: pytest.MonkeyPatch, labelled_store) -> None:  # noqa: ANN001
     """#51 item 2: the store holds layers 3 and 6; "0 · embeddings" and the others are neither offered nor chosen,
-    and the page says what the store lacks."""
+    and the page says what the store lacks. The same for its strategies, mean and [CLS] (#51's review): max, a
+    default on the model's own corpus, is neither offered nor chosen."""
     at = opened(monkeypatch, "pages/task_measures.py", "tm", [labelled_store.folder])
-    layers = at.multiselect(key="tm_layers")
+    layers, strategies = at.multiselect(key="tm_layers"), at.multiselect(key="tm_strats")
     assert layers.options == ["layer 3", "layer 6"] and layers.value == [3, 6]
-    assert ("The store holds layer 3, layer 6 only, so the layers offered are those; it lacks 0 · embeddings, "
-            "layer 1, layer 2, layer 4, layer 5.") in " ".join(c.value for c in at.caption)
-    # the model's own corpus: every layer again
+    assert strategies.options == ["cls", "mean"] and strategies.value == ["mean", "cls"]
+    captions = " ".join(c.value for c in at.caption)
+    assert LACKS_LAYERS in captions and LACKS_STRATEGIES in captions
+    # the model's own corpus: every layer and strategy again
     at.radio(key="tm_source").set_value("Built-in news topics (160 sentences, 4 topics)").run()
     assert at.multiselect(key="tm_layers").options[0] == "0 · embeddings" and not at.exception
+    assert "max" in at.multiselect(key="tm_strats").options  # the choice made on the store stays
+    assert LACKS_STRATEGIES not in " ".join(c.value for c in at.caption)
+
+
+@pytest.mark.slow
+def test_sentence_pooling_on_a_store_says_what_it_lacks_and_scores_under_a_moving_bar(
+        monkeypatch: pytest.MonkeyPatch, labelled_store) -> None:  # noqa: ANN001
+    """#51 items 9 and 4: switching Sentence pooling to a store shows a bar from its first stored column on, naming
+    the column being scored and moving as each is done (recorded from Streamlit's progress calls: the bar is gone
+    once the run ends); the page says which strategies and layers the store lacks."""
+    import streamlit as st
+    from streamlit.elements.progress import ProgressMixin
+
+    shown: list[str | None] = []
+    drawn = ProgressMixin.progress
+
+    def recorded(self, value, text=None, **options):  # noqa: ANN001, ANN002, ANN003, ANN202
+        shown.append(text)
+        return drawn(self, value, text, **options)
+
+    monkeypatch.setattr(ProgressMixin, "progress", recorded)
+    monkeypatch.setattr(st, "progress", lambda value, text=None, **options: recorded(st._main, value, text, **options))
+    monkeypatch.setenv(SETTING, str(labelled_store.folder))
+    at = open_page("pages/sentence_pooling.py", timeout=300)
+    shown.clear()
+    at.radio(key="sp_source").set_value("Precomputed store").run()
+    assert not at.exception
+    columns = ["mean · layer 3", "mean · layer 6", "cls · layer 3", "cls · layer 6"]
+    assert shown == [f"Silhouettes on 160 rows: {done} of 4 stored columns done; scoring {column}"
+                     for done, column in enumerate(columns)] + ["Silhouettes on 160 rows: 4 of 4 stored columns done"]
+    captions = " ".join(c.value for c in at.caption)
+    assert LACKS_LAYERS in captions and LACKS_STRATEGIES in captions
 
 
 def test_a_store_without_labels_says_what_it_cannot_score(monkeypatch: pytest.MonkeyPatch, labelled_store,

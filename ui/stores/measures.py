@@ -3,6 +3,7 @@ sample of the rows, and the store's own maps. Nothing here runs the model: the v
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -12,6 +13,7 @@ import streamlit as st
 from bertviz_core.corpora.corpus_sources import Corpus
 from ui.display import download_csv, literal, or_stop, probe_grids_view, progress_over, score_grid_view, teaching_panel
 from ui.stores.maps import cell_name, held_cells, map_view
+from ui.picker import active_info
 from ui.stores.opened import stamp_of, stops_on_damage
 
 if TYPE_CHECKING:
@@ -48,11 +50,23 @@ def store_probe(name: str, stamp: float, cell: Cell, _store: VectorStore, _sampl
     return probe(sample_vectors(_store, cell, _sample), list(_sample.labels), _plan)
 
 
+def _scored_over(cells: list[Cell], sample: LabelledSample, what: str) -> Iterator[Cell]:
+    """Each of ``cells`` in turn, under a bar that says how many of ``what`` (e.g. "silhouettes") on the sample are
+    done and names the column being scored: it moves from the first column on (a cached column passes at once)."""
+    rows = f"{len(sample.rows):,} rows"
+
+    def said(done: int, total: int) -> str:
+        scoring = f"; scoring {cell_name(cells[done])}" if done < total else ""
+        return f"{what.capitalize()} on {rows}: {done} of {total} stored columns done{scoring}"
+
+    return progress_over(cells, said(0, len(cells)), said)
+
+
 def _silhouettes(corpus: Corpus, cells: list[Cell], sample: LabelledSample) -> dict[Cell, CellResult]:
+    """Each stored column's silhouette on the sample, {cell: CellResult}, under ``_scored_over``'s bar."""
     name, stamp = corpus.name, stamp_of(corpus)
     return {cell: store_cell_result(name, stamp, cell, corpus.store, sample)
-            for cell in progress_over(cells, "Scoring the stored columns",
-                                      lambda done, total: f"Scoring: {done} of {total} stored columns")}
+            for cell in _scored_over(cells, sample, "silhouettes")}
 
 
 @stops_on_damage
@@ -61,7 +75,9 @@ def pooling_store_view(corpus: Corpus) -> None:
     every row of the chosen column, which opens on the verdict's top cell."""
     from bertviz_core import recipes
     from bertviz_core.measures.pooling_grid import silhouette_grid
+    from bertviz_core.measures.pooling import supported_strategies
     from bertviz_core.precompute.measures import sample_note, stored_cells, stored_maps
+    from bertviz_core.precompute.views import lacking_layers_note, lacking_strategies_note
 
     store = corpus.store
     cells = stored_cells(store)
@@ -79,6 +95,10 @@ def pooling_store_view(corpus: Corpus) -> None:
     opened_on = len(names) - 1 if scores is None else scores.top_position(cells)
     cell = cells[names.index(picker.selectbox("Stored vector to draw and reproduce", names, index=opened_on,
                                               key="sp_store_cell", bind="query-params"))]
+    lacking = [note for note in (lacking_strategies_note(store, supported_strategies(active_info().has_pooler)),
+                                 lacking_layers_note(store)) if note]
+    if lacking:  # the grid and the picker hold the stored cells only: say which the model has and the store lacks
+        picker.caption(" ".join(lacking))
     column = store.column(cell.strategy, cell.layer)
     if sample is None:
         panel.info(f"The store {literal(corpus.name)} has no labels, so no stored vector can be scored on how well "
@@ -136,7 +156,7 @@ def probe_store_view(corpus: Corpus, strategies: list[str], layers: list[int]) -
     measure = st.radio("Probe score", ["accuracy", "macro-F1"], horizontal=True, key="tm_probe_score",
                        bind="query-params")
     probed = {cell: store_probe(name, stamp, cell, store, sample, plan)
-              for cell in progress_over(cells, "Probing", lambda done, total: f"Probing: {done} of {total} cells")}
+              for cell in _scored_over(cells, sample, "probes")}
     st.caption(f"Protocol: {PROBE_PROTOCOL}. A best is named only when it leads every other cell over the same "
                "folds (95 % t interval); otherwise no clear best." + folds_note(plan.folds) + " "
                + literal(sample_note(sample)))
