@@ -18,6 +18,8 @@ tokenizes its sentences on every run) and a text edit (one new sentence: a short
 server is idle (before and after), and while a browser tab uploads a ``--rows``-row CSV on Similar contexts and the server
 indexes it (every token at every layer: tokenizer and model busy for tens of seconds). Printed: median,
 p95 and worst of each, and their ratios; the goal is at most 2x idle and no interaction over 1 s.
+Class server (bench/class_load.py): the burst through `make serve`'s proxy with 1 and 2 processes.
+``--parts`` picks which of the three run (default all), e.g. ``--parts class-server``.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -53,7 +56,9 @@ FINISHED_EARLY_FOR_RERUN = 2  # ScriptFinishedStatus: the script asked for anoth
 class Session:
     """One browser tab's worth of protocol: a websocket, the page's widget ids, and timed reruns."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, page: str = PAGE) -> None:
+        self.page = page  # "" for the app's default page
+        self.received: list[bytes] = []  # the messages of the last rerun, as sent
         self._open = contextlib.ExitStack()
         self.ws = self._open.enter_context(connect(url.replace("http", "ws", 1) + "/_stcore/stream",
                                                    subprotocols=["streamlit"], max_size=None, open_timeout=60))
@@ -62,13 +67,15 @@ class Session:
     def rerun(self, states: tuple[WidgetState, ...] = ()) -> float:
         """Seconds from sending a rerun to the end of the script run (and of any rerun it asked for)."""
         msg = BackMsg()
-        msg.rerun_script.page_name = PAGE
+        msg.rerun_script.page_name = self.page
         msg.rerun_script.widget_states.widgets.extend(states)
+        self.received = []
         start = time.perf_counter()
         self.ws.send(msg.SerializeToString())
         while True:
             forward = ForwardMsg()
-            forward.ParseFromString(self.ws.recv(timeout=600))
+            self.received.append(self.ws.recv(timeout=600))
+            forward.ParseFromString(self.received[-1])
             kind = forward.WhichOneof("type")
             if kind == "delta" and forward.delta.WhichOneof("type") == "new_element":
                 element = forward.delta.new_element
@@ -90,8 +97,8 @@ class Session:
         self._open.close()
 
 
-def open_sessions(url: str, count: int) -> list[Session]:
-    sessions = [Session(url) for _ in range(count)]
+def open_sessions(url: str, count: int, page: str = PAGE) -> list[Session]:
+    sessions = [Session(url, page) for _ in range(count)]
     for session in sessions:
         session.rerun()  # first render: widget ids, cached vectors
     return sessions
@@ -119,8 +126,9 @@ def class_pattern(sessions: list[Session], seconds: float, top: int) -> list[flo
     return times
 
 
-def burst_pattern(sessions: list[Session], top: int, rounds: int = 5) -> list[float]:
-    """All sessions change the layer at the same instant, ``rounds`` times."""
+def burst_pattern(sessions: list[Session], top: int, rounds: int = 5,
+                  check: Callable[[Session], None] | None = None) -> list[float]:
+    """All sessions change the layer at the same instant, ``rounds`` times; ``check`` reads each change's result."""
     times: list[float] = []
     lock = threading.Lock()
     for round_ in range(rounds):
@@ -129,6 +137,8 @@ def burst_pattern(sessions: list[Session], top: int, rounds: int = 5) -> list[fl
         def student(session: Session, layer: int = round_ % (top + 1)) -> None:
             barrier.wait()
             elapsed = session.set_layer(layer)
+            if check is not None:
+                check(session)
             with lock:
                 times.append(elapsed)
 
@@ -207,30 +217,32 @@ def percentile(times: list[float], q: float) -> float:
     return statistics.quantiles(times, n=100, method="inclusive")[int(q) - 1] if len(times) > 1 else times[0]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=30)
-    parser.add_argument("--sessions", type=int, nargs="+", default=[1, 8, 30])
-    parser.add_argument("--rows", type=int, default=5000, help="rows of the CSV uploaded meanwhile (fairness)")
-    args = parser.parse_args()
-    top = describe().num_layers
+PARTS = ("one-process", "fairness", "class-server")
+
+
+def one_process(args: argparse.Namespace, top: int) -> None:
+    """The class and burst patterns on one server process (part one-process) and the fairness (part fairness)."""
     rows: list[tuple[str, int, list[float]]] = []
     with running_app() as app:
         open_sessions(app.url, 1)[0].close()  # load the model and the reference corpus once
-        for count in args.sessions:
+        for count in args.sessions if "one-process" in args.parts else ():
             sessions = open_sessions(app.url, count)
             rows.append(("class", count, class_pattern(sessions, args.seconds, top)))
             rows.append(("burst", count, burst_pattern(sessions, top)))
             for session in sessions:
                 session.close()
-        idle, during, indexing = fairness(app.url, top, args.rows)
-    print(f"Compare sentences, a layer change, timed at the server (ms); {args.seconds:g} s per class run")
-    print(f"{'pattern':8} {'sessions':>8} {'changes':>8} {'p50':>8} {'p95':>8} {'p95 / 1-session p95':>20}")
+        if "fairness" in args.parts:
+            idle, during, indexing = fairness(app.url, top, args.rows)
+    if rows:
+        print(f"Compare sentences, a layer change, timed at the server (ms); {args.seconds:g} s per class run")
+        print(f"{'pattern':8} {'sessions':>8} {'changes':>8} {'p50':>8} {'p95':>8} {'p95 / 1-session p95':>20}")
     base = {kind: percentile(times, 95) for kind, count, times in rows if count == 1}
     for kind, count, times in rows:
         p95 = percentile(times, 95)
         ratio = f"{p95 / base[kind]:.2f}x" if kind in base else ""
         print(f"{kind:8} {count:8} {len(times):8} {statistics.median(times) * 1e3:8.0f} {p95 * 1e3:8.0f} {ratio:>20}")
+    if "fairness" not in args.parts:
+        return
     print(f"fairness: small interactions on Compare sentences, idle and while another tab's {args.rows:,}-row "
           f"upload was indexed on Similar contexts ({indexing:.0f} s)")
     for kind in ("layer", "text", "both"):
@@ -244,6 +256,23 @@ def main() -> None:
               f"{statistics.median(meanwhile) / statistics.median(before):.2f}x, p95 "
               f"{percentile(meanwhile, 95) / percentile(before, 95):.2f}x, worst {max(meanwhile) / max(before):.2f}x "
               f"idle (goal: at most 2x, and no interaction over 1 s: {'met' if max(meanwhile) <= 1 else 'NOT met'})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--sessions", type=int, nargs="+", default=[1, 8, 30])
+    parser.add_argument("--rows", type=int, default=5000, help="rows of the CSV uploaded meanwhile (fairness)")
+    parser.add_argument("--parts", nargs="+", choices=PARTS, default=list(PARTS), help="which parts run (default all)")
+    parser.add_argument("--class-sessions", type=int, default=30, help="sessions of the class server's burst")
+    args = parser.parse_args()
+    top = describe().num_layers
+    if {"one-process", "fairness"} & set(args.parts):
+        one_process(args, top)
+    if "class-server" in args.parts:
+        from class_load import class_server_load  # it imports this module's sessions
+
+        class_server_load(top, args.class_sessions)
 
 
 if __name__ == "__main__":
