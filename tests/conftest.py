@@ -142,6 +142,10 @@ def mlm(mlm_dir: Path) -> Encoder:
 
 FAMILY_NAMES = [name for m in FAMILY for name in (m.name, f"{m.name}-mlm") if name == m.name or m.mlm] + list(EXTRAS)
 MLM_NAMES = [f"{m.name}-mlm" for m in FAMILY if m.mlm]
+# Every architecture and odd case once, without the ``-mlm`` twins: a twin has its base's tokenizer and architecture
+# with a head beside it, so only loading (the twins' own tests) and the head tell them apart. Tests of tokenizing,
+# of a recipe's text or of a page loop over these; tests of loading and of the head loop over FAMILY_NAMES.
+BASE_NAMES = [m.name for m in FAMILY] + list(EXTRAS)
 
 
 @pytest.fixture(scope="session")

@@ -12,15 +12,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import APP, MLM_NAMES, table
-from model_family import EXTRAS, FAMILY
+from conftest import APP, BASE_NAMES, MLM_NAMES, table
+from model_family import FAMILY
 from streamlit.testing.v1 import AppTest
 
 from bertviz_core import load_encoder
 from bertviz_core.views.page_registry import PAGES
 
 MASKED = "pages/masked_words.py"
-BASE = [member.name for member in FAMILY] + list(EXTRAS)
 SEGMENTS = {member.name: member.segments for member in FAMILY}
 NO_HEAD = "has no masked-language-model head"
 LONG_TEXT = "The bank by the river was muddy after the rain. " * 40  # ~440 tokens, past every model's 128
@@ -93,7 +92,7 @@ def visit(at: AppTest, page: str, honest: str | None = None) -> None:
         at.session_state[key] = labels[0]
 
 
-@pytest.mark.parametrize(("name", "page"), [(name, entry.file) for name in BASE for entry in PAGES],
+@pytest.mark.parametrize(("name", "page"), [(name, entry.file) for name in BASE_NAMES for entry in PAGES],
                          ids=lambda value: value.removeprefix("pages/").removesuffix(".py"))
 def test_every_page_on_every_model(app: Callable[[str], AppTest], name: str, page: str) -> None:
     visit(app(name), page, NO_HEAD if page == MASKED else None)  # the base models were saved without the head
@@ -115,7 +114,7 @@ def test_a_one_layer_model_states_its_one_layer(app: Callable[[str], AppTest]) -
     assert not [s for s in at.slider if s.key == "at_layer"]
 
 
-@pytest.mark.parametrize("name", BASE)
+@pytest.mark.parametrize("name", BASE_NAMES)
 @pytest.mark.slow
 def test_long_texts_are_cut_to_the_models_length(app: Callable[[str], AppTest], name: str) -> None:
     at = app(name)

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from conftest import DEVICE, FAMILY_NAMES, MLM_NAMES
+from conftest import BASE_NAMES, DEVICE, FAMILY_NAMES, MLM_NAMES
 from test_pooling import REFERENCE
 from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, AutoTokenizer, pipeline
 
@@ -63,7 +63,7 @@ def test_hidden_states_alone_batched_and_paired_equal_plain_transformers(
     np.testing.assert_allclose(got.hidden_states, expected["states"], atol=ATOL)
 
 
-@pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.parametrize("name", BASE_NAMES)
 def test_segments_are_what_the_model_receives(family_encoders: dict[str, Encoder], name: str) -> None:
     enc = family_encoders[name]
     frame = enc.tokenize(*PAIR)
@@ -110,7 +110,7 @@ def test_a_text_past_the_limit_is_cut_at_the_usable_length(family_encoders: dict
     assert enc.embed([LONG], ["mean"])["mean"].shape[0] == 1 and len(enc.attentions([LONG])) == 1
 
 
-@pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.parametrize("name", BASE_NAMES)
 def test_every_whole_word_occurrence_is_found(family_encoders: dict[str, Encoder], name: str) -> None:
     enc = family_encoders[name]
     for word in ("bank", "spring", "café", "zürich"):
@@ -222,7 +222,7 @@ def test_loads_in_two_threads_keep_the_masked_lm_head(family_dirs: dict[str, Pat
     assert first and load_encoder(str(family_dirs["roberta-mlm"]), device="cpu").info.has_mlm_head
 
 
-@pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.parametrize("name", BASE_NAMES)
 def test_the_token_scheme_names_the_tokenizer_and_its_continuations(family_encoders: dict[str, Encoder],
                                                                      name: str) -> None:
     enc = family_encoders[name]
@@ -237,7 +237,7 @@ def test_the_token_scheme_names_the_tokenizer_and_its_continuations(family_encod
     assert frame["piece"].tolist() == expected and scheme.continuation in expected  # "unbelievable" is split
 
 
-@pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.parametrize("name", BASE_NAMES)
 def test_the_pair_layout_is_the_tokenizers_own(family_encoders: dict[str, Encoder], name: str) -> None:
     enc = family_encoders[name]
     ids = enc.tokenizer("A", "B")["input_ids"]

@@ -9,7 +9,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from conftest import FAMILY_NAMES, assert_top_k, token_rows
+from conftest import BASE_NAMES, assert_top_k, token_rows
 from model_family import SENTENCES
 
 from bertviz_core import Encoder, recipes
@@ -142,7 +142,7 @@ def news_reference(encoder: Encoder) -> np.ndarray:
     return encoder.embed(list(news_topics()["text"]), ["mean"])["mean"][:, encoder.info.num_layers]
 
 
-@pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.parametrize("name", BASE_NAMES)
 def test_the_tokenization_recipe_on_every_model(family_encoders: dict[str, Encoder], name: str) -> None:
     """Ids, the segments the model sees (none where it has no segment embeddings or its tokenizer gives none)
     and the mask, padded, paired and cut at the model's usable length."""
@@ -156,7 +156,7 @@ def test_the_tokenization_recipe_on_every_model(family_encoders: dict[str, Encod
     assert ns["uses_segments"] == enc.uses_segments
 
 
-@pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.parametrize("name", BASE_NAMES)
 def test_the_hidden_states_and_layer_values_recipes_on_every_model(family_encoders: dict[str, Encoder],
                                                                    name: str) -> None:
     enc = family_encoders[name]
@@ -168,7 +168,7 @@ def test_the_hidden_states_and_layer_values_recipes_on_every_model(family_encode
         assert ns["counts"].sum() == enc.info.hidden_size
 
 
-@pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.parametrize("name", BASE_NAMES)
 def test_the_word_similarity_recipe_on_every_model(family_encoders: dict[str, Encoder], name: str) -> None:
     """A word's pieces found by their characters, the space SentencePiece and byte-level tokenizers count in
     a word's first piece trimmed: every occurrence, merged, combined and compared as the page does."""
@@ -184,7 +184,7 @@ def test_the_word_similarity_recipe_on_every_model(family_encoders: dict[str, En
         np.testing.assert_allclose(ns["matrix"], similarity_matrix(ours, metric), atol=1e-4)  # sums of 32 products
 
 
-@pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.parametrize("name", BASE_NAMES)
 def test_the_pooling_recipes_on_every_model(family_encoders: dict[str, Encoder], name: str) -> None:
     """Every pooling strategy the model supports (the pooler only where its checkpoint has one)."""
     enc = family_encoders[name]
@@ -196,7 +196,7 @@ def test_the_pooling_recipes_on_every_model(family_encoders: dict[str, Encoder],
         np.testing.assert_allclose(ns["vectors"], POOLINGS[strategy].at(pooled[strategy], layer), atol=ATOL)
 
 
-@pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.parametrize("name", BASE_NAMES)
 @pytest.mark.slow
 def test_the_compare_recipe_on_every_model(family_encoders: dict[str, Encoder], name: str) -> None:
     enc = family_encoders[name]
@@ -212,7 +212,7 @@ def test_the_compare_recipe_on_every_model(family_encoders: dict[str, Encoder], 
         np.testing.assert_allclose(ns["matrix"], shown, atol=1e-4)  # sums of 32 products
 
 
-@pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.parametrize("name", BASE_NAMES)
 def test_the_attention_recipe_on_every_model(family_encoders: dict[str, Encoder], name: str) -> None:
     enc = family_encoders[name]
     layer = enc.info.num_layers
@@ -232,7 +232,7 @@ def cosines(candidates: np.ndarray, query: np.ndarray, allowed: np.ndarray) -> n
     return np.where(allowed, c @ q / (np.linalg.norm(c, axis=1) * np.linalg.norm(q)), np.nan)
 
 
-@pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.parametrize("name", BASE_NAMES)
 def test_the_similar_contexts_recipe_on_every_model(family_encoders: dict[str, Encoder], name: str) -> None:
     """The token index with each token's word found by its characters, the neighbours, the nearest sentences and
     the measures, on the fixture's sentences (the query among them, so left out)."""
@@ -267,7 +267,7 @@ def test_the_similar_contexts_recipe_on_every_model(family_encoders: dict[str, E
     assert ns["baseline"] == pytest.approx(row["anisotropy baseline"], abs=1e-4)
 
 
-@pytest.mark.parametrize("name", FAMILY_NAMES)
+@pytest.mark.parametrize("name", BASE_NAMES)
 @pytest.mark.slow
 def test_the_task_measure_recipes_on_every_model(family_encoders: dict[str, Encoder], name: str) -> None:
     """The probe, the pair correlation (raw and whitened) and the map's trustworthiness, on the fixture's sentences."""

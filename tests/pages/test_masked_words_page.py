@@ -9,9 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import APP, chart, charts, open_code_panels, open_page, plotly_array, table
+from conftest import APP, BASE_NAMES, chart, charts, open_code_panels, open_page, plotly_array, table
 from live_app import CHROMIUM, wait_idle
-from model_family import EXTRAS, FAMILY
 from page_checks import LONG, PageChecks, slider, typed
 from streamlit.testing.v1 import AppTest
 from test_embedding_lens import narrow
@@ -34,7 +33,6 @@ CHECKS = PageChecks(
 
 PAGE = "pages/masked_words.py"
 TEXT = "The [MASK] by the river was [MASK]."
-BASE = [member.name for member in FAMILY] + list(EXTRAS)
 CAPTION = ("nearest input word embeddings (cosine) to the [MASK]'s hidden state after layer L — not the "
            "pre-training head's guesses, which this model lacks")
 WHY_NOT_GUESSES = ("a [MASK] position's hidden state stays near the [MASK] embedding itself, since no word is read "
@@ -100,7 +98,7 @@ def test_no_mask_and_a_cut_text_are_said(text: str, kind: str, says: str) -> Non
     assert ("mw_nearest" in [str(c.proto.id).rsplit("-", 1)[-1] for c in at.get("plotly_chart")]) == (kind != "error")
 
 
-@pytest.mark.parametrize("name", BASE)
+@pytest.mark.parametrize("name", BASE_NAMES)
 def test_every_base_model_shows_the_offline_view(family_dirs: dict[str, Path], family_encoders: dict[str, Encoder],
                                                  name: str) -> None:
     """Each architecture, opened from a link with its own mask token; ALBERT and ELECTRA say why they cannot."""
