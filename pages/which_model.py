@@ -21,6 +21,7 @@ from ui import (
     chart, columns, corpus_digest, corpus_source, download_csv, ensure_app_navigation, literal, model_key, or_stop,
     scored_pairs, table, task_scoring, teaching_panel,
     model_costs, model_infos, model_ranking, models_cut_warnings, pick_models, pooled_models, which_model_code,
+    held_model_cells, model_stores_source, stores_ranking,
 )
 
 ensure_app_navigation()
@@ -45,7 +46,7 @@ if not strategies or not layers:
     st.stop()
 
 if task == "labels":
-    corpus = corpus_source("Labelled corpus", "wm", "which_model", "news topics")
+    corpus = corpus_source("Labelled corpus", "wm", "which_model", "news topics", stores=model_stores_source(models))
     if corpus is None:
         st.stop()
     if corpus.labels is None:
@@ -53,6 +54,7 @@ if task == "labels":
                  icon="🏷️")
         st.stop()
     texts, corpus_code = tuple(corpus.texts), corpus.code
+    stored = corpus.store  # one store per model (their shared sample is ``texts``), or None
     measure = st.radio("Score", LABEL_MEASURES, horizontal=True, key="wm_measure", bind="query-params",
                        help="Probe accuracy or macro-F1: a logistic regression on each cell's vectors, the same "
                             "folds for every model. Silhouette (cosine): how far apart the labels lie, nothing trained.")
@@ -61,7 +63,7 @@ if task == "labels":
 else:
     pairs, corpus_code = scored_pairs("wm", "which_model")
     texts_list, first, second, gold = pairs_corpus(pairs)
-    texts = tuple(texts_list)
+    texts, stored = tuple(texts_list), None
     correction = st.radio("Cosines", list(CORRECTIONS), horizontal=True, key="wm_correction", bind="query-params",
                           help="Raw, or after mean-centering or whitening fitted on the pairs' own sentences, as on "
                                "Task measures.")
@@ -71,10 +73,13 @@ else:
 
 for note in scored_by.notes:
     st.info(note, icon="🏷️")
-models_cut_warnings(models, texts)
-pooled = pooled_models(models, texts)
 cells = {name: model_cells(strategies, layers, info.num_layers) for name, info in infos.items()}
-ranked = model_ranking(models, cells, texts, task_id, scored_by, pooled)
+if stored is None:
+    models_cut_warnings(models, texts)
+    ranked = model_ranking(models, cells, texts, task_id, scored_by, pooled_models(models, texts))
+else:  # the stores' vectors, read from disk: no model runs on the corpus
+    cells = held_model_cells(stored, models, cells)
+    ranked = stores_ranking(stored, cells, scored_by)
 order = list(models)
 board = leaderboard(ranked.table, order)
 count = scored_by.resampling.count
@@ -102,6 +107,6 @@ with panel:
         f"Each model's vectors of the same texts, pooled by each strategy at each layer, scored by the "
         f"{scored_by.name} on {count} ({scored_by.resampling.method}, the same for every model and cell). The "
         "leaderboard names a best only when it leads every other cell beyond the noise of those replicates.",
-        which_model_code(models, cells, corpus_code, scored_by, ranked.table.iloc[0]),
+        which_model_code(models, cells, corpus_code, scored_by),
         key="which_model",
     )

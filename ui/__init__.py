@@ -59,6 +59,9 @@ from ui.stores.maps import (
 from ui.stores.measures import (
     pooling_store_view, probe_store_view,
 )
+from ui.stores.models import (
+    held_model_cells, model_stores_source, stores_ranking,
+)
 from ui.text_pickers import (
     choose,
 )
@@ -78,11 +81,11 @@ __all__ = [
     "compared", "comparison_code", "contextuality_view", "corpus_contextuality", "corpus_digest",
     "corpus_downloads", "corpus_lengths", "corpus_source", "correlation_scores", "cut_notice", "cut_warning",
     "cut_warnings", "detached", "download_csv", "download_npy", "embed_corpus", "encode_texts", "encoder",
-    "ensure_app_navigation", "failed_models", "forget_shared_senses", "get_encoder", "head_label", "identities",
-    "int_slider", "keep_senses_in_link", "LARGE_CORPUS", "layer_comparison", "literal", "map_cell",
+    "ensure_app_navigation", "failed_models", "forget_shared_senses", "get_encoder", "head_label", "held_model_cells",
+    "identities", "int_slider", "keep_senses_in_link", "LARGE_CORPUS", "layer_comparison", "literal", "map_cell",
     "maps_store_view", "masked_lens", "masks", "match_evidence", "maxsim", "measures_view", "model_choices",
-    "model_costs", "model_infos", "model_ranking", "models_cut_warnings", "pick_models", "pooled_models",
-    "which_model_code",
+    "model_costs", "model_infos", "model_ranking", "model_stores_source", "models_cut_warnings", "pick_models",
+    "pooled_models", "stores_ranking", "which_model_code",
     "model_input", "model_key", "model_of", "model_sidebar", "nearest_embeddings", "neighbour_summary",
     "offer_model", "open_head", "OPENED", "or_stop", "OWN", "page_running",
     "pick_model_b", "pooled_pair", "pooling_cell", "pooling_store_view", "preload_encoder",

@@ -6,11 +6,13 @@ corpus's numbers, which would read as the file's.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
 from bertviz_core.corpora import Table, UploadedCorpus, UploadSummary, max_rows, read_table, upload_rows
-from bertviz_core.corpora.corpus_sources import BUILT_IN_CORPORA, Corpus, source_labels, uploaded
+from bertviz_core.corpora.corpus_sources import BUILT_IN_CORPORA, CORPUS_SOURCES, Corpus, source_labels, uploaded
 from bertviz_core.model.lengths import budget_note, token_budget
 from bertviz_core.views.page_registry import page
 from ui.cached import corpus_lengths, parse_pairs
@@ -170,15 +172,18 @@ def uploaded_corpus(key: str, url_path: str, with_labels: bool = True, min_texts
 
 
 def corpus_source(label: str, key: str, url_path: str, built_in: str, with_labels: bool = True, min_texts: int = 1,
-                  why: str = "") -> Corpus | None:
+                  why: str = "", stores: Callable[..., Corpus | None] | None = None) -> Corpus | None:
     """The page's corpus from the source picked in a radio (``label``, keyed ``{key}_source`` and bound to the
     link) of every source of ``corpus_sources.CORPUS_SOURCES``: the page's built-in corpus ``built_in``, a file
     from the uploader keyed ``{key}_upload`` (see ``uploaded_corpus`` for ``with_labels``, ``min_texts`` and
-    ``why``), or, on a page that reads stores, a store the server offers (``ui.stores.corpus.store_source``). None while no file can be used: the page shows no corpus results then."""
-    options = source_labels(built_in, page(url_path).reads_stores)
+    ``why``), or, on a page that reads stores, a store the server offers (``ui.stores.corpus.store_source``); a page
+    given its own store widget ``stores`` (Which model?: one store per model) offers stores through it. None while no
+    file can be used: the page shows no corpus results then."""
+    options = source_labels(built_in, page(url_path).reads_stores or stores is not None)
     chosen = st.radio(label, list(options.values()), horizontal=True, key=f"{key}_source", bind="query-params")
-    return SOURCE_WIDGETS[next(name for name, shown in options.items() if shown == chosen)](
-        key, url_path, built_in, with_labels, min_texts, why)
+    name = next(name for name, shown in options.items() if shown == chosen)
+    widget = stores if stores is not None and CORPUS_SOURCES[name].store else SOURCE_WIDGETS[name]
+    return widget(key, url_path, built_in, with_labels, min_texts, why)
 
 
 def _upload_source(key: str, url_path: str, built_in: str, with_labels: bool, min_texts: int,

@@ -7,6 +7,7 @@ scored on the same rows and two cells' fold scores stay paired.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -171,3 +172,63 @@ def grid_note(points: int, total: int) -> str:
     return (f"Every one of the store's {total:,} rows is drawn." if points == total else
             f"Each panel draws the same {points:,} of the store's {total:,} rows (a random sample, seed {SEED}), so "
             "the grid stays quick to draw; Sentence pooling draws one map with every row.")
+
+
+@dataclass(frozen=True)
+class ModelStores:
+    """One store per model of the same texts (``matched_stores``): ``stores`` {model name: VectorStore} in the
+    models' order, and the ``sample`` of rows every model is scored on, the same rows in each store."""
+
+    stores: dict[str, VectorStore]
+    sample: LabelledSample
+
+    def texts(self) -> list[str]:
+        """The sample's texts (sample rows,), as the first store holds them."""
+        return next(iter(self.stores.values())).rows["text"].to_numpy()[self.sample.rows].tolist()
+
+
+def _input(store: VectorStore) -> str:
+    """A store's input as a refusal names it: its texts, their column and the content hash of its file."""
+    found = store.manifest["input"]
+    return (f"{store.manifest['rows']:,} texts of the column {found['text_column']!r} of an input of content hash "
+            f"{found['digest'][:12]}")
+
+
+def matched_stores(stores: Mapping[str, VectorStore], identities: Mapping[str, str]) -> ModelStores:
+    """The labelled ``stores`` ({model name: its store}) checked to rank those models on the same texts: each was
+    computed with its model (``identities``: {model name: ``ModelInfo.identity``}), all from the same input (its
+    content hash, text column and rows, as the manifests record them) with the same labels, so their rows are the
+    same texts in the same order; scored on the first store's ``labelled_sample``. ``ValueError`` naming the store
+    and what differs otherwise."""
+    if not isinstance(stores, Mapping) or not stores:
+        raise ValueError(f"stores must map each model's name to its store; it is {checks.shown(stores)}.")
+    for model, store in stores.items():
+        checks.instance(store, VectorStore, f"the store of {model}", "open_store(path)")
+        stored = store.manifest["model"]
+        if stored["identity"] != identities.get(model):
+            raise ValueError(f"The store {store.folder} was computed with {stored['name']}, not with {model}: its "
+                             f"vectors are another model's. Choose a store precomputed with {model}.")
+        if store.labels is None:
+            raise ValueError(f"The store {store.folder} (of {model}) has no labels, and ranking by labels (the probe, "
+                             "the silhouette) needs one per text. Precompute it with --label-column to keep them.")
+    first_model, first = next(iter(stores.items()))
+    for model, store in stores.items():
+        if _input(store) != _input(first):
+            raise ValueError(f"The store {first.folder} (of {first_model}) and the store {store.folder} (of {model}) "
+                             f"hold different texts: {_input(first)}, against {_input(store)}. Models are ranked on "
+                             "the same texts only: precompute each model's store from the same file and column.")
+        if store.manifest["input"]["label_column"] != first.manifest["input"]["label_column"]:
+            raise ValueError(f"The store {first.folder} and the store {store.folder} label their texts from different "
+                             f"columns ({first.manifest['input']['label_column']!r} and "
+                             f"{store.manifest['input']['label_column']!r}): precompute both with the same "
+                             "--label-column.")
+    return ModelStores(dict(stores), labelled_sample(first))
+
+
+def model_store_vectors(chosen: ModelStores, cells: Mapping[str, Sequence[Cell]]) -> dict[str, dict[tuple, np.ndarray]]:
+    """``rank_models``' vectors from the stores: {model: {(strategy, layer): (sample rows, hidden) float32}} of each
+    model's ``cells`` (stored ones, see ``chosen_cells``), on the shared sample's rows."""
+    checks.instance(chosen, ModelStores, "chosen", "matched_stores(stores, identities)")
+    return {model: {(cell.strategy, cell.layer): sample_vectors(chosen.stores[model], cell, chosen.sample)
+                    for cell in cells[model]} for model in chosen.stores}
+

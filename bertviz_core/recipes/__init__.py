@@ -26,6 +26,7 @@ from bertviz_core.recipes.sentences import (
     probe,
     projection_map,
     sentence_pooling,
+    store_corpus,
     store_map,
     store_measures,
 )
@@ -34,5 +35,5 @@ from bertviz_core.recipes.views import attention, hidden_states, layer_values, t
 __all__ = ["BUILT_IN_CORPUS", "BUILT_IN_PAIRS_CODE", "HEADS", "NEWS_TOPICS_CODE", "TRIM_CODE", "UPLOADED_CODE", "UPLOADED_TEXTS_CODE",
            "attention", "compare_models", "compare_models_words", "compare_sentences", "correlation", "hidden_states", "layer_values", "load_lines",
            "masked_words", "missing_head", "nearest_embeddings", "pair_attribution", "pooled_vectors", "probe", "projection_map",
-           "sentence_pooling", "similar_contexts", "store_map", "store_measures", "store_sentences", "store_tokens", "tokenization", "which_model",
+           "sentence_pooling", "similar_contexts", "store_corpus", "store_map", "store_measures", "store_sentences", "store_tokens", "tokenization", "which_model",
            "word_similarity"]

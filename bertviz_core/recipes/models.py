@@ -9,6 +9,7 @@ from bertviz_core.measures.similarity import SILHOUETTE_SAMPLE
 from bertviz_core.measures.task_measures import PROBE_CODE
 from bertviz_core.model.models import ModelInfo
 from bertviz_core.recipes.common import TRIM_CODE, load_lines
+from bertviz_core.recipes.sentences import correction_lines
 
 LINEAR_CKA_CODE = '''def cka(x, y):
     """Linear CKA (Kornblith et al. 2019) of x (n, d1) and y (n, d2), the same n texts."""
@@ -132,16 +133,28 @@ def compare_models_words(first: ModelInfo, second: ModelInfo, texts_code: str, d
 
 
 def which_model(models: dict[str, tuple[ModelInfo, list[tuple[str, int]]]], corpus_code: str, measure: str,
-                folds: int) -> str:
+                folds: int, correction: str = "none") -> str:
     """The Which model leaderboard: for each model (name: its info and its (strategy, layer) cells), the pooled
     vectors of every cell, each scored by ``measure`` ("accuracy" or "macro-F1": the stated probe with the same
-    ``folds`` folds for every cell; "silhouette": cosine, on the sample the app scores larger corpora on), and
-    each model's best cell. ``corpus_code`` defines ``texts`` and ``labels``."""
+    ``folds`` folds for every cell; "silhouette": cosine, on the sample the app scores larger corpora on;
+    "spearman": of each pair's cosine, after ``correction``, with its gold score), and each model's best cell.
+    ``corpus_code`` defines ``texts`` and ``labels``, or for "spearman" ``pairs`` (sentence1, sentence2, score)."""
     strategies = sorted({strategy for _, cells in models.values() for strategy, _ in cells})
     pooled = ", ".join(f"{s!r}: {POOLINGS[s].code}" for s in strategies)
     loaders = "".join(_loader(f"load_{i}", info) for i, (info, _) in enumerate(models.values()))
     runs = "".join(f"    ({name!r}, load_{i}, {cells!r}),\n" for i, (name, (_, cells)) in enumerate(models.items()))
-    if measure == "silhouette":
+    if measure == "spearman":
+        score = ("from scipy.stats import spearmanr\n\n"
+                 "texts = list(dict.fromkeys([*pairs['sentence1'], *pairs['sentence2']]))   # each sentence once\n"
+                 "row = {text: i for i, text in enumerate(texts)}\n"
+                 "first_rows, second_rows = [row[t] for t in pairs['sentence1']], [row[t] for t in pairs['sentence2']]"
+                 "\n\ndef score(x):\n"
+                 "    first, second, reference = x[first_rows], x[second_rows], x   # a correction is fitted on x\n"
+                 + textwrap.indent(correction_lines(correction), "    ")
+                 + "    cosines = (first * second).sum(1) / (np.linalg.norm(first, axis=1) * np.linalg.norm(second, "
+                 "axis=1))\n"
+                 "    return spearmanr(cosines, pairs['score']).statistic\n")
+    elif measure == "silhouette":
         score = ("from sklearn.metrics import silhouette_score\n\n"
                  f"def score(x):   # cosine; a corpus over {SILHOUETTE_SAMPLE:,} texts is scored on a fixed sample\n"
                  f"    sample = {SILHOUETTE_SAMPLE} if len(x) > {SILHOUETTE_SAMPLE} else None\n"

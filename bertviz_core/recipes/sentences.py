@@ -53,15 +53,22 @@ def probe(info: ModelInfo, corpus_code: str, pooling_code: str, layer: int | Non
             + probe_code("vectors", folds))
 
 
+def correction_lines(correction: str) -> str:
+    """The lines that correct ``first`` and ``second`` (pairs, hidden) by ``correction``, fitted on ``reference``
+    (each distinct sentence once), with the axes whitening keeps said as the page says them; "" for none."""
+    fix = CORRECTIONS[correction].code("reference", ("first", "second"), "axes")
+    if "axes" in fix:  # the correction keeps axes: say how many, as the page does
+        fix = ("# a quarter as many axes as sentences: on all of them every whitened cosine would be the same\n"
+               f"axes = min(max(1, int(len(reference) * {WHITEN_AXES_SHARE})), first.shape[1])\n" + fix)
+    return fix
+
+
 def correlation(info: ModelInfo, pairs_code: str, pooling_code: str, layer: int | None, correction: str) -> str:
     """The Spearman correlation of one cell's cosines with the pairs' gold scores, after ``correction``."""
     reference = ("sentences = list(pairs['sentence1']) + list(pairs['sentence2'])\n"
                  "rows = [sentences.index(s) for s in dict.fromkeys(sentences)]   # each distinct sentence once\n"
                  "reference = np.vstack([first, second])[rows]   # the correction is fitted on the pairs' own sentences\n")
-    fix = CORRECTIONS[correction].code("reference", ("first", "second"), "axes")
-    if "axes" in fix:  # the correction keeps axes: say how many, as the page does
-        fix = ("# a quarter as many axes as sentences: on all of them every whitened cosine would be the same\n"
-               f"axes = min(max(1, int(len(reference) * {WHITEN_AXES_SHARE})), first.shape[1])\n" + fix)
+    fix = correction_lines(correction)
     fix = reference + fix if fix else ""
     return (pooled_vectors(info, None, pooling_code, layer) + "from scipy.stats import spearmanr\n\n" + pairs_code
             + "first = pooled(list(pairs['sentence1'])).astype(np.float64)\n"
@@ -78,16 +85,29 @@ def projection_map(info: ModelInfo, corpus_code: str, pooling_code: str, layer: 
             f"trust = trustworthiness(vectors, coords, n_neighbors={TRUST_NEIGHBOURS})\n")
 
 
-def store_sample(folder: str, column: str, rows: int, total: int) -> str:
-    """The stratified sample of a labelled store's rows its measures are scored on (``rows`` of ``total``), and
-    their stored ``column`` vectors (e.g. "mean@6"), read from disk: no model runs."""
+def _sample_rows(folder: str, rows: int, total: int) -> str:
+    """The store's ``labels`` (an array) and ``rows``: the stratified sample of ``rows`` of its ``total`` rows that
+    the app scores a labelled store on (``measures.labelled_sample``)."""
     pick = ("rows = np.arange(len(labels))   # every row: the store holds no more than the sample\n" if rows >= total else
             "# a stratified random sample: each label keeps its share of the rows\n"
             f"rows = np.sort(resample(np.arange(len(labels)), replace=False, n_samples={rows}, stratify=labels, "
             "random_state=0))\n")
     return ("import numpy as np\nimport pandas as pd\nfrom sklearn.utils import resample\n\n"
             f"store = {folder!r}   # made by: python -m bertviz_core precompute --label-column ...\n"
-            "labels = pd.read_parquet(store + '/rows.parquet')['label'].to_numpy()\n" + pick
+            "stored = pd.read_parquet(store + '/rows.parquet')\nlabels = stored['label'].to_numpy()\n" + pick)
+
+
+def store_corpus(folder: str, rows: int, total: int) -> str:
+    """``texts`` and ``labels`` of a labelled store's stated sample (``rows`` of ``total``), read from its rows:
+    the corpus a recipe encodes to reproduce scores the app read from the store's vectors."""
+    return (_sample_rows(folder, rows, total)
+            + "texts, labels = stored['text'].to_numpy()[rows].tolist(), list(labels[rows])\n")
+
+
+def store_sample(folder: str, column: str, rows: int, total: int) -> str:
+    """The stratified sample of a labelled store's rows its measures are scored on (``rows`` of ``total``), and
+    their stored ``column`` vectors (e.g. "mean@6"), read from disk: no model runs."""
+    return (_sample_rows(folder, rows, total)
             + f"vectors = np.load(store + '/vectors/{column}.npy', mmap_mode='r')[rows]   # (rows, hidden)\n"
             "vectors = vectors.astype(np.float64)   # float32 cosines of near-parallel vectors lose digits\n"
             "labels = list(labels[rows])\n")

@@ -78,3 +78,33 @@ def test_the_which_model_recipe_gives_the_leaderboards_scores(bundled: Encoder, 
     for name in cells:  # the leaderboard: each model's best cell
         best = table[table.model == name].iloc[0]
         assert found["leaderboard"][name][:2] == (best.strategy, best.layer)
+
+
+@pytest.mark.parametrize("correction", ["none", "whitening"])
+@pytest.mark.slow
+def test_the_which_model_recipe_gives_every_models_spearman_scores(bundled: Encoder, correction: str) -> None:
+    from bertviz_core.corpora import sentence_pairs
+    from bertviz_core.measures.task_measures import check_pairs
+    from bertviz_core.model_choice import rank_models
+    from bertviz_core.views.which_model import pairs_corpus
+
+    pairs = check_pairs(sentence_pairs())
+    texts, first, second, gold = pairs_corpus(pairs)
+    twin = load_encoder(UNTRAINED_TWIN, device="cpu")
+    cells = {bundled.info.name: (bundled, [("mean", 3), ("cls", 6)]), "twin": (twin, [("mean", 6), ("max", 0)])}
+    columns = pairs[["sentence1", "sentence2", "score"]].to_dict("list")
+    corpus = f"import pandas as pd\npairs = pd.DataFrame({columns!r})\n"
+    code = recipes.which_model({name: (enc.info, chosen) for name, (enc, chosen) in cells.items()}, corpus,
+                               "spearman", 0, correction)
+    vectors = {}
+    for name, (enc, chosen) in cells.items():
+        pooled = enc.embed(texts, sorted({s for s, _ in chosen}))
+        vectors[name] = {(s, layer): pooled[s][:, layer] for s, layer in chosen}
+    table = rank_models(vectors, pairs=(first, second, gold), measure="spearman", correction=correction).table
+    found = run(code)
+    assert set(found["scores"]) == set(zip(table.model, table.strategy, table.layer))
+    for row in table.itertuples():  # every model's every cell
+        assert found["scores"][(row.model, row.strategy, row.layer)] == pytest.approx(row.score, abs=1e-5)
+    for name in cells:  # the leaderboard: each model's best cell
+        best = table[table.model == name].iloc[0]
+        assert found["leaderboard"][name][:2] == (best.strategy, best.layer)

@@ -99,3 +99,56 @@ def test_bad_input_says_what_is_wrong(labelled_store, news_store, monkeypatch: p
                  lambda: measures.grid_maps(labelled_store, [Cell("mean", 6)], "PCA", size=-1)):
         with pytest.raises(ValueError):
             call()
+
+
+@pytest.fixture(scope="module")
+def two_models(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """``stores.model_stores`` opened: {name: VectorStore}, and each model's identity."""
+    from stores import model_stores
+
+    from bertviz_core import open_store
+    from bertviz_core.model.encoder import load_encoder
+    from bertviz_core.model.models import UNTRAINED_TWIN
+
+    opened = {name: open_store(folder) for name, folder in model_stores(tmp_path_factory.mktemp("models")).items()}
+    identities = {"bundled": load_encoder(device="cpu").info.identity,
+                  "twin": load_encoder(UNTRAINED_TWIN, device="cpu").info.identity}
+    return {"stores": opened, "identities": identities}
+
+
+@pytest.mark.slow
+def test_stores_of_one_input_rank_models_on_their_own_vectors(two_models: dict) -> None:
+    from bertviz_core.corpora import news_topics
+    from bertviz_core.model_choice import rank_models
+
+    stores = two_models["stores"]
+    chosen = measures.matched_stores({"bundled": stores["bundled"], "twin": stores["twin"]}, two_models["identities"])
+    assert chosen.sample.whole and chosen.texts() == list(news_topics()["text"])
+    cells = {"bundled": [Cell("mean", 6), Cell("cls", 3)], "twin": [Cell("mean", 6)]}
+    found = measures.model_store_vectors(chosen, cells)
+    assert {model: list(grid) for model, grid in found.items()} == {"bundled": [("mean", 6), ("cls", 3)],
+                                                                     "twin": [("mean", 6)]}
+    for model, cell, column in (("bundled", ("cls", 3), "cls@3"), ("twin", ("mean", 6), "mean@6")):  # read plainly
+        np.testing.assert_array_equal(found[model][cell], np.load(stores[model].folder / "vectors" / f"{column}.npy"))
+    assert not np.allclose(found["bundled"][("mean", 6)], found["twin"][("mean", 6)])
+    ranking = rank_models(found, list(chosen.sample.labels), measure="silhouette")
+    assert len(ranking.table) == 3 and ranking.table["model"].iloc[0] == "bundled"  # trained beats random weights
+    ran: dict = {}
+    exec(recipes.store_corpus(str(stores["bundled"].folder), 160, 160), ran)  # noqa: S102
+    assert ran["texts"] == chosen.texts() and ran["labels"] == list(chosen.sample.labels)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("pair", "message"), [
+    (("bundled", "twin_fewer"), "hold different texts: 160 texts of the column 'text'"),
+    (("bundled", "twin_unlabelled"), "has no labels, and ranking by labels"),
+    (("twin", "bundled"), "was computed with .*, not with bundled"),  # each store given for the other model
+])
+def test_stores_that_cannot_rank_models_together_say_why(two_models: dict, pair: tuple, message: str) -> None:
+    stores, identities = two_models["stores"], two_models["identities"]
+    given = {"bundled": stores[pair[0]], "twin": stores[pair[1]]}
+    with pytest.raises(ValueError, match=message) as raised:
+        measures.matched_stores(given, identities)
+    assert str(stores[pair[1]].folder) in str(raised.value) or str(stores[pair[0]].folder) in str(raised.value)
+    with pytest.raises(ValueError, match="must map each model"):
+        measures.matched_stores({}, identities)

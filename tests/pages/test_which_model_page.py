@@ -1,18 +1,26 @@
 """AppTest of the Which model? page: the bundled model against its untrained twin on the news corpus, equal to
-``rank_models`` on the same vectors; settings that run no model; the scored pairs; bad input as a message alone.
-The protocols against scikit-learn and scipy are in core/test_model_choice.py."""
+``rank_models`` on the same vectors; settings that run no model, and a model added that encodes only itself; the
+scored pairs and their code panel run for every model; one precomputed store per model, ranked from the stores'
+vectors without a model run, and stores that cannot be ranked together refused with the reason; bad input as a
+message alone. The protocols against scikit-learn and scipy are in core/test_model_choice.py."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import DEVICE, chart, charts, open_code_panels, open_page, table
+from conftest import APP, DEVICE, chart, charts, open_code_panels, open_page, table
 from page_checks import LABELLED_LONG, UPLOAD, PageChecks, choose, uploaded
+from streamlit.testing.v1 import AppTest
 
-from bertviz_core import BUNDLED_MODEL, Encoder, load_encoder
+from bertviz_core import BUNDLED_MODEL, Encoder, load_encoder, open_store
 from bertviz_core.corpora import news_topics, sentence_pairs
+from bertviz_core.measures.pooling_grid import Cell
 from bertviz_core.measures.task_measures import check_pairs
 from bertviz_core.model.models import UNTRAINED_TWIN
 from bertviz_core.model_choice import rank_models
+from bertviz_core.precompute.measures import matched_stores, model_store_vectors
+from bertviz_core.precompute.offered import SETTING
 from bertviz_core.views.which_model import pairs_corpus
 from ui import literal
 
@@ -143,3 +151,97 @@ def test_bad_labels_give_a_message(csv: str, message: str) -> None:
     at.session_state["wm_strats"], at.session_state["wm_layers"] = ["mean"], [6]
     uploaded(UPLOADER, csv)(at)
     assert not at.exception and message in messages(at), messages(at)
+
+
+@pytest.mark.slow
+def test_the_spearman_code_panel_reproduces_every_models_scores() -> None:
+    at = open_page(PAGE, timeout=300)
+    at.radio(key="wm_task").set_value("pairs").run()
+    at.radio(key="wm_correction").set_value("whitening").run()
+    at.multiselect(key="wm_layers").set_value([0, 3, 6]).run()
+    on_screen = shown(at)
+    code = " ".join(c.value for c in open_code_panels(at).code)
+    found: dict = {}
+    exec(code, found)  # noqa: S102 - the panel's code, as a reader would run it
+    assert set(found["scores"]) == set(zip(on_screen["model"], on_screen["strategy"], on_screen["layer"]))
+    ran = [found["scores"][(row.model, row.strategy, row.layer)] for row in on_screen.itertuples()]
+    # every model's every cell, as the table shows it (3 decimals); [CLS] at layer 0 is one vector for every text:
+    # no correlation, NaN on both sides
+    np.testing.assert_allclose(ran, on_screen["score"].astype(float), atol=1e-3)
+
+
+@pytest.mark.slow
+def test_adding_a_model_encodes_only_that_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                 model_calls: list[int]) -> None:
+    from tiny_models import save_tiny_bert
+
+    folder = str(save_tiny_bert(tmp_path / "six", layers=6))  # as deep as the others: the layers offered stay
+    monkeypatch.setenv("BERTVIZ_MODELS", folder)
+    at = open_page(PAGE, timeout=300)
+    at.multiselect(key="wm_strats").set_value(["mean"]).run()
+    at.multiselect(key="wm_layers").set_value([6]).run()
+    before = len(model_calls)
+    at.multiselect(key="wm_models").set_value([BUNDLED_MODEL, UNTRAINED_TWIN, folder]).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert sum(model_calls[before:]) == len(news_topics())  # the corpus once, by the new model: the others are kept
+    assert list(table(at, "wm_leaderboard")["model"]) == [BUNDLED_MODEL, UNTRAINED_TWIN, folder]
+
+
+@pytest.fixture(scope="module")
+def store_folders(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    from stores import model_stores
+
+    return model_stores(tmp_path_factory.mktemp("which_model_stores"))
+
+
+def open_on_stores(monkeypatch: pytest.MonkeyPatch, folders: dict[str, str], first: str, second: str,
+                   runs: list[int]) -> AppTest:
+    """The page on the stores named ``first`` (for the bundled model) and ``second`` (for its twin), chosen before
+    the page's first run, so the built-in corpus is never encoded; ``runs`` (``model_calls``) counts from then."""
+    monkeypatch.setenv(SETTING, ",".join(folders.values()))
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.run()
+    runs.clear()  # the app's first page is not this one
+    at.session_state["wm_source"] = "Precomputed store"
+    at.session_state["wm_store_0"], at.session_state["wm_store_1"] = first, second
+    return at.switch_page(PAGE).run()
+
+
+@pytest.mark.slow
+def test_two_stores_of_one_corpus_rank_as_rank_models_on_their_vectors_without_a_model_run(
+        monkeypatch: pytest.MonkeyPatch, store_folders: dict[str, str], bundled: Encoder, twin: Encoder,
+        model_calls: list[int]) -> None:
+    at = open_on_stores(monkeypatch, store_folders, "bundled", "twin", model_calls)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    stores = {BUNDLED_MODEL: open_store(store_folders["bundled"]), UNTRAINED_TWIN: open_store(store_folders["twin"])}
+    chosen = matched_stores(stores, {BUNDLED_MODEL: bundled.info.identity, UNTRAINED_TWIN: twin.info.identity})
+    stored = [Cell(s, layer) for s in ("mean", "cls") for layer in (3, 6)]  # the stores hold layers 3 and 6 alone
+    for measure in ("accuracy", "silhouette"):
+        at.radio(key="wm_measure").set_value(measure).run()
+        ranking = rank_models(model_store_vectors(chosen, {model: stored for model in stores}),
+                              list(chosen.sample.labels), measure=measure, jobs=1)
+        got, want = shown(at), expected(ranking)
+        assert list(got["model"]) == list(want["model"]) and list(got["layer"]) == list(want["layer"])
+        for column in ("score", "low", "high"):
+            np.testing.assert_allclose(got[column].astype(float), want[column], atol=1e-5)
+        assert list(got["best"]) == list(want["best"])
+        assert literal(ranking.verdict.sentence) in [m.value for m in at.info]
+    assert not model_calls, model_calls  # the stores' vectors are read from disk
+    code = " ".join(c.value for c in open_code_panels(at).code)
+    assert "store = 'bundled'" in code and str(store_folders["bundled"]) not in code  # named as the server offers it
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("second", "message"), [
+    ("twin_fewer", "The store bundled (of all-MiniLM-L6-v2 (bundled)) and the store twin_fewer"),
+    ("twin_unlabelled", "The store twin_unlabelled (of " + UNTRAINED_TWIN + ") has no labels"),
+    ("bundled", "The store bundled was computed with"),
+])
+def test_stores_that_cannot_be_ranked_together_are_refused_with_the_reason(
+        monkeypatch: pytest.MonkeyPatch, store_folders: dict[str, str], second: str, message: str,
+        model_calls: list[int]) -> None:
+    at = open_on_stores(monkeypatch, store_folders, "bundled", second, model_calls)
+    errors = " ".join(e.value for e in at.error).replace("\\", "")  # as read: Markdown escapes left out
+    assert not at.exception and message in errors, errors
+    assert not [folder for folder in store_folders.values() if folder in errors]  # no server path is shown
+    assert not charts(at) and not model_calls

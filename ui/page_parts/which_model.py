@@ -149,16 +149,13 @@ def model_costs(models: dict[str, Key], texts: tuple[str, ...]) -> Any:
                       {name: _speeds().get((model_of(key), digest(texts))) for name, key in models.items()})
 
 
-def which_model_code(models: dict[str, Key], cells: dict[str, list[Cell]], corpus_code: str, task: Scoring,
-                     best: Any) -> str:
-    """The plain transformers + scikit-learn code that reproduces the leaderboard's scores (``recipes.which_model``);
-    for Spearman, ``recipes.correlation`` of the best cell ``best`` (a row of the ranking's table)."""
+def which_model_code(models: dict[str, Key], cells: dict[str, list[Cell]], corpus_code: str, task: Scoring) -> str:
+    """The plain transformers + scikit-learn (or scipy) code that reproduces every score of every model's ``cells``
+    on screen, and the leaderboard (``recipes.which_model``): the probe, the silhouette or Spearman's ρ after the
+    task's correction."""
     from bertviz_core import recipes
-    from bertviz_core.measures.pooling import POOLINGS
 
     infos: dict[str, ModelInfo] = {name: get_encoder(*key).info for name, key in models.items()}
-    if task.measure == "spearman":
-        return recipes.correlation(infos[best["model"]], corpus_code, POOLINGS[best["strategy"]].code,
-                                   int(best["layer"]), task.correction)
     return recipes.which_model({name: (infos[name], [(c.strategy, c.layer) for c in cells[name]]) for name in models},
-                               corpus_code, task.measure, task.plan.folds if task.plan is not None else 0)
+                               corpus_code, task.measure, task.plan.folds if task.plan is not None else 0,
+                               task.correction)
