@@ -28,6 +28,15 @@ def still_context(browser: Browser, **options: object) -> BrowserContext:
     context.add_init_script(STILL_JS)
     return context
 
+# Every button (a download's or another) whose label is cut short: ends in "…" or runs past the button's edge (#51
+# item 11: "For the Embedding Projector (.z…"). Any element of the button whose text needs more room than it shows
+# counts. Returns [label, px its text needs, px shown] for each.
+LABELS_CUT_JS = """() => Array.from(document.querySelectorAll(
+    '[data-testid=stMain] [data-testid=stDownloadButton] button, [data-testid=stMain] [data-testid=stButton] button'))
+  .flatMap(button => [button, ...button.querySelectorAll('*')]
+    .filter(el => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)
+    .slice(0, 1).map(el => [button.innerText.trim(), el.scrollWidth, el.clientWidth]))"""
+
 
 def require_chromium() -> None:
     """Skip the calling test module where chromium is missing, or fail where BERTVIZ_REQUIRE_BROWSER says the

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 import pytest
-from browser_views import require_chromium
+from browser_views import LABELS_CUT_JS, require_chromium
 from live_app import DRAWN_JS, wait_idle
 from page_checks import checks
 
@@ -144,15 +144,21 @@ AUDIT_JS = """([present, minFont]) => {
   for (const el of main.querySelectorAll('.js-plotly-plot, [data-testid=stVegaLiteChart], [data-testid=stTable], '
                                          + '[data-testid=stButton], [data-testid=stDownloadButton]'))
     if (el.getBoundingClientRect().right > edge) problems.push([name(el), 'too wide', `reaches past the page's right edge`]);
+  // 5. Every button shows its whole label (the labels-cut check of browser_views), not one cut short with "…".
+  for (const [label, need, shown] of (LABELS_CUT_JS)())
+    problems.push([`button "${label}"`, 'label cut', `its label needs ${need} px, the button shows ${shown}`]);
   return problems;
-}"""
+}""".replace("LABELS_CUT_JS", LABELS_CUT_JS)
 # Every token a chart shows is named on screen, in presentation mode and normal (#51): each row of a heatmap, each
 # of its columns (by its label, or by its number with the label in a key beside the plot or among the rows), and
 # each labelled point of a column of points. Plotly leaves out tick labels it finds crowded: squeezed to the
 # screen, these charts lost half their rows that way. NAMED_CHARTS: the views' charts checked, by their keys.
 NAMED_CHARTS = {("attention", ""): ["at_head_chart"],
                 ("attention", "at_tab=From+one+token"): ["at_token_raw", "at_token_rollout"],
-                ("why_similar", ""): ["wy_matrix", "wy_lines"], ("word_similarity", ""): ["ws_scores"]}
+                ("why_similar", ""): ["wy_matrix", "wy_lines"], ("word_similarity", ""): ["ws_scores"],
+                # Layer values' 22 tokens by layer; not its tokens by 384 dimensions, whose wrapped title, marked
+                # dimensions and upright ticks leave 22 rows too little of one screen (plotly names every third)
+                ("layer_values", ""): ["lv_norms"]}
 CHARTS_DRAWN_JS = "keys => keys.every(key => document.querySelector(`.st-key-${key} .js-plotly-plot .main-svg`))"
 # Returns [chart, what, detail] for each chart of ``charts`` missing or with a token not named.
 NAMES_JS = """charts => {

@@ -36,3 +36,27 @@ def test_presentation_mode_hides_code_and_downloads_and_fits_charts(entry) -> No
     for element in at.get("vega_lite_chart"):  # a grid of scatters: as tall as its rows need, larger text
         spec = json.loads(element.proto.spec)
         assert spec["layer"][1]["mark"]["fontSize"] >= FONT_PX and spec["config"]["legend"]["labelFontSize"] >= FONT_PX
+
+
+def test_a_legend_over_a_map_stays_clear_of_its_title_when_presentation_mode_shrinks_it() -> None:
+    """#51's review: a map's legend sits over its title in paper units (a share of the plot's height). Presentation
+    mode shrank the plot to one screen while the title grew, and the legend came down onto it (Sentence pooling's
+    chosen cell): it keeps its pixels above the plot, grown as the text, inside the top margin."""
+    import numpy as np
+
+    from bertviz_core.figures.map_figures import map_figure
+    from ui.layout.present import LINE_PX, MIN_FONT_PX, present
+
+    coords = np.random.default_rng(0).normal(size=(40, 2))
+    figure = map_figure(coords, ["business", "food"] * 20, [f"text {i}" for i in range(40)],
+                        "layer 6\nvar 9% · sil 0.07", panel_px=420, axes=("PC 1", "PC 2"))
+    layout = figure.layout
+
+    def above_px() -> float:  # the legend's bottom above the plot's top
+        return (layout.legend.y - 1) * (layout.height - layout.margin.t - layout.margin.b)
+
+    before = above_px()
+    present(figure)
+    assert layout.height <= CHART_PX
+    assert above_px() >= before * FONT_PX / 12 - 1e-6 and above_px() > 2 * 1.3 * MIN_FONT_PX  # two title lines
+    assert above_px() + LINE_PX <= layout.margin.t  # its row of names still inside the top margin

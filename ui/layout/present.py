@@ -116,6 +116,7 @@ def present(figure: Any) -> None:
     layout = figure.layout
     scale = FONT_PX / 12  # plotly's default font is 12 px; the margins were set for it
     top = layout.margin.t if layout.margin.t is not None else 80
+    plot_px = (layout.height or DEFAULT_HEIGHT) - top - (layout.margin.b if layout.margin.b is not None else 80)
     figure.update_layout(font=dict(size=FONT_PX), title_font=dict(size=TITLE_PX), margin=dict(t=round(top * scale)))
     for axis in [*figure.select_xaxes(), *figure.select_yaxes()]:
         _at_least(axis.tickfont, MIN_FONT_PX)
@@ -127,3 +128,19 @@ def present(figure: Any) -> None:
     figure.update_traces(textfont=dict(size=MIN_FONT_PX), colorbar=dict(nticks=3), selector=dict(type="heatmap"))
     if layout.height is None or layout.height > CHART_PX:
         figure.update_layout(height=CHART_PX)
+    _legend_clear(figure, plot_px, scale)
+
+
+def _legend_clear(figure: Any, plot_px: float, scale: float) -> None:
+    """A row of legend names over the plot is placed in paper units, a share of the plot's height (e.g. 40 px of
+    a map's 430, ``grid_figures.pca_grid_figure``): once the plot was ``plot_px`` tall, and it shrank to fit the
+    screen while the titles between the legend and the plot grew ``scale`` times, that share put the legend on
+    them. The legend is put back ``scale`` times as many pixels above the plot as it was."""
+    layout = figure.layout
+    legend = layout.legend
+    if legend.orientation != "h" or legend.y is None or legend.y <= 1 or legend.yref == "container":
+        return
+    now_px = (layout.height or DEFAULT_HEIGHT) - layout.margin.t - (layout.margin.b if layout.margin.b is not None
+                                                                    else 80)
+    if now_px > 0:
+        legend.y = 1 + (legend.y - 1) * plot_px * scale / now_px

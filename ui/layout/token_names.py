@@ -80,16 +80,28 @@ def _number_columns(figure: Any, trace: Any, columns: list[str], rows: list[str]
                                                round(len(heading) * KEY_CHAR_PX) + KEY_GAP_PX)))
 
 
+def _tight_top(figure: Any, trace: Any) -> int:
+    """The least top margin: the (wrapped) title, and a line for what lies between it and the plot (tick labels
+    on top, the labels of marked columns above the plot)."""
+    above = _axis(figure, trace, "x").side == "top" or any(
+        note.yref == "paper" and note.y is not None and note.y > 1 for note in figure.layout.annotations)
+    return _title_px(figure) + (LINE_PX if above else 0) + 4
+
+
 def _name_rows(figure: Any, trace: Any, rows: list[str]) -> None:
-    """Every row named, the figure grown (up to the screen) to give each ROW_PX; rows too many for the screen
-    are left to plotly, which names as many as fit."""
+    """Every row named, the figure grown (up to the screen) to give each ROW_PX, the title brought down to the
+    plot when the rows need its margin (Layer values' 22 tokens); rows too many for the screen even then are left
+    to plotly, which names as many as fit."""
     margin, axis = figure.layout.margin, _axis(figure, trace, "y")
     below = (margin.b if margin.b is not None else 80) + (0 if _axis(figure, trace, "x").side == "top" else LINE_PX)
-    needed = (margin.t if margin.t is not None else 80) + below + len(rows) * ROW_PX
+    top = margin.t if margin.t is not None else 80
+    if top + below + len(rows) * ROW_PX > CHART_PX:
+        top = min(top, _tight_top(figure, trace))
+    needed = top + below + len(rows) * ROW_PX
     if needed > CHART_PX:
         axis.update(tickmode="auto", dtick=None)  # a figure's every row (figures.heatmap_figure) lies on the next
         return
-    figure.update_layout(height=max(figure.layout.height or 0, needed))
+    figure.update_layout(height=max(figure.layout.height or 0, needed), margin=dict(t=top))
     axis.update(tickmode="array", tickvals=rows, ticktext=rows, tickfont=dict(size=MIN_FONT_PX))
 
 
