@@ -1,6 +1,6 @@
-"""A bar says what runs before a model run's first batch (#51 items 8 and 9): the worker process's stages (starting
-it, loading the model, tokenizing) reach every bar that wraps ``with_progress``'s progress callable, not only the
-pages that hand it to ``embed_corpus`` as it is."""
+"""A bar says what runs before a model run's first batch (#51 item 8 and its review): the worker process's stages
+(starting it, loading the model, tokenizing) reach every bar that wraps ``with_progress``'s progress callable, not
+only the pages that hand it to ``embed_corpus`` as it is."""
 from __future__ import annotations
 
 from collections.abc import Callable
