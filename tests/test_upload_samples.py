@@ -4,9 +4,13 @@ N of M texts" with how it was drawn; a page that scores every text is listed wit
 stops the census until it is listed."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from page_checks import checks
 from test_uploads import open_upload
+from ui.page_parts.compare_models import MODEL_B
+from ui.picker import CUSTOM
 
 from bertviz_core.measures.similarity import SILHOUETTE_SAMPLE
 from bertviz_core.views.layer_matches import ROWS
@@ -49,12 +53,19 @@ def shown_text(at) -> str:  # noqa: ANN001 - an AppTest
 SAMPLING = [entry for entry in UPLOADING if entry.url_path in SAMPLED]
 
 
+def on_tiny(folder: Path, second: Path) -> dict[str, object]:
+    """Session settings that run the models of a page on conftest's tiny models (the sidebar's on ``folder``, Compare
+    models' model B on ``second``): what is said of a sample does not depend on the model, and the bundled model and
+    its twin would encode the texts for some 20 s each."""
+    return {"model": CUSTOM, "custom_model": str(folder), MODEL_B: CUSTOM, f"{MODEL_B}_custom": str(second)}
+
+
 @pytest.mark.parametrize("entry", SAMPLING, ids=[entry.url_path for entry in SAMPLING])
-def test_a_page_that_scores_a_sample_of_an_upload_says_so(entry: PageEntry) -> None:
+def test_a_page_that_scores_a_sample_of_an_upload_says_so(entry: PageEntry, tiny_dir: Path, mlm_dir: Path) -> None:
     check = checks(entry)
     settings, said = SAMPLED[entry.url_path]
     source, uploader = check.uploader
-    at = open_upload(entry.file, source, dict(check.upload_settings + settings))
+    at = open_upload(entry.file, source, {**on_tiny(tiny_dir, mlm_dir), **dict(check.upload_settings + settings)})
     at.file_uploader(key=uploader).set_value(("large.csv", CSV, "text/csv")).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert f"{TEXTS:,} rows read, {TEXTS:,} used" in shown_text(at)
