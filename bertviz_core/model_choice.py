@@ -32,6 +32,9 @@ from bertviz_core.measures.uncertainty import Resampling, Scored, Verdict
 
 MEASURES = ("accuracy", "macro-F1", "silhouette", "spearman")
 COLUMNS = ["model", "strategy", "layer", "score", "low", "high", "best"]
+# Fewer rows than this over all cells (cells x texts) are probed in this process: starting the worker processes
+# costs seconds of CPU (each imports scikit-learn), while a cell of 160 texts takes about 0.15 s.
+PARALLEL_ROWS = 20_000
 
 Key = tuple[str, int]  # (strategy, layer)
 
@@ -149,15 +152,17 @@ def _checked_vectors(vectors: Mapping[str, Mapping[Key, np.ndarray]]) -> dict[tu
 def probe_cells(cells: Sequence[np.ndarray], labels: Sequence[str], plan: ProbePlan,
                 jobs: int | None = None) -> list[ProbeScore]:
     """``task_measures.probe`` of each (n, dim) array in ``cells`` with the same ``labels`` and ``plan`` (so the
-    same folds), ``jobs`` cells at once in worker processes (default: one per core, at most one per cell); the
-    scores are ``probe``'s exactly."""
+    same folds), ``jobs`` cells at once in worker processes (default: one per core, at most one per cell, and none
+    below ``PARALLEL_ROWS`` rows in all); the scores are ``probe``'s exactly."""
     cells = [checks.numbers(x, f"cells[{i}]", "(n, dim)")
              for i, x in enumerate(checks.items(cells, "cells", "(n, dim) arrays"))]
     labels = checks.labels(labels)
     for x in cells:  # checked here rather than in a worker process, whose error would come back wrapped
         checks.labels(labels, count=len(x))
     checks.instance(plan, ProbePlan, "plan", "probe_plan(labels)")
-    jobs = min(len(cells), os.cpu_count() or 1) if jobs is None else checks.whole_number(jobs, "jobs", 1)
+    if jobs is None:
+        jobs = min(len(cells), os.cpu_count() or 1) if len(cells) * len(labels) >= PARALLEL_ROWS else 1
+    jobs = checks.whole_number(jobs, "jobs", 1)
     if jobs <= 1:
         return [probe(x, labels, plan) for x in cells]
     return Parallel(n_jobs=jobs)(delayed(probe)(x, labels, plan) for x in cells)
