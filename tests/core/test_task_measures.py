@@ -143,6 +143,36 @@ def test_every_projection_is_seeded_and_its_trustworthiness_is_scikit_learns(nam
     assert (same == 0).all() and score != score  # identical vectors: nothing to map, no score
 
 
+# Run in a new process: the map of fixed vectors, and how many of umap's compiled functions numba loaded from its
+# on-disk cache (hits) rather than compiled (misses).
+NEW_PROCESS_UMAP = """import json, sys
+import numpy as np
+from numba.core.dispatcher import Dispatcher
+from bertviz_core.measures.projection import project
+coords, _ = project("UMAP", np.random.default_rng(1).normal(size=(40, 16)))
+used = [value.stats for name, module in list(sys.modules.items()) if name == "umap" or name.startswith("umap.")
+        for value in vars(module).values() if isinstance(value, Dispatcher)]
+print(json.dumps({"hits": sum(sum(s.cache_hits.values()) for s in used),
+                  "misses": sum(sum(s.cache_misses.values()) for s in used), "coords": coords.tolist()}))
+"""
+
+
+@pytest.mark.slow
+def test_a_new_process_loads_umaps_compiled_functions_from_the_cache_and_draws_the_same_map() -> None:
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    coords, _ = project("UMAP", np.random.default_rng(1).normal(size=(40, 16)))  # compiled here, so cached
+    root = str(Path(__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-c", NEW_PROCESS_UMAP], capture_output=True, text=True, cwd=root,
+                          check=True)
+    there = json.loads(done.stdout.strip().splitlines()[-1])
+    assert there["hits"] > there["misses"]  # umap itself caches one of the ten or so it runs
+    np.testing.assert_array_equal(np.asarray(there["coords"]), coords)
+
+
 def test_constructed_data_puts_the_best_cell_on_the_separable_layer() -> None:
     rng = np.random.default_rng(0)
     labels = [str(i % 3) for i in range(90)]
