@@ -1,0 +1,79 @@
+"""Which model? in a real browser, on the session's shared server: an upload of 320 labelled rows and a file of scored
+pairs, each ranked with its leaderboard, chart and grids and no exception, at 1400 x 1600 and in presentation mode at
+1280 x 720 and 150 %. Screenshots go to ``BERTVIZ_SCREENSHOTS`` when it names a folder (to be looked at)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from browser_views import done, open_view, require_chromium, still_context, wait_for_chart
+from live_app import wait_idle
+
+require_chromium()
+
+from playwright.sync_api import Browser, Page  # noqa: E402
+
+from bertviz_core.corpora import news_topics, sentence_pairs  # noqa: E402
+from bertviz_core.model.models import UNTRAINED_TWIN  # noqa: E402
+
+PAIRS = "wm_task=Scored+pairs+%28Spearman+%CF%81%29"  # a bound radio's link carries its option as shown
+CELLS = "wm_strats=mean&wm_strats=cls&wm_layers=0+%C2%B7+embeddings&wm_layers=layer+3&wm_layers=layer+6"
+
+
+def shots(tmp_path: Path) -> Path:
+    """Where the screenshots go: ``BERTVIZ_SCREENSHOTS`` when set, else the test's own folder."""
+    folder = Path(os.environ.get("BERTVIZ_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def upload(page: Page, key: str, file: Path) -> None:
+    """``file`` given to the uploader keyed ``key``, then the rerun waited for."""
+    dropzone = f".st-key-{key} [data-testid='stFileUploaderDropzoneInput']"
+    page.wait_for_selector(dropzone, state="attached", timeout=120_000)  # the models load first, beside other work
+    page.locator(dropzone).set_input_files(str(file))
+    wait_idle(page)
+
+
+def ranked(page: Page, title: str) -> list[str]:
+    """The leaderboard's rows once the score-by-layer chart titled ``title`` is drawn, with no exception shown."""
+    wait_for_chart(page, title)
+    assert page.locator("[data-testid='stException']").count() == 0
+    return page.locator(".st-key-wm_leaderboard").inner_text().splitlines()
+
+
+def test_an_uploaded_labelled_file_and_a_pairs_file_are_ranked(server: str, browser: Browser, tmp_path: Path) -> None:
+    corpus, folder = news_topics(), shots(tmp_path)
+    rows = [(f"{t} (note {i})", label) for i in range(2) for t, label in zip(corpus.text, corpus.label)]
+    labelled = tmp_path / "labelled.csv"
+    labelled.write_text("text,label\n" + "\n".join(f'"{t}",{label}' for t, label in rows), encoding="utf-8")
+    page = open_view(browser, f"{server}/which_model?wm_source=Upload+a+CSV&{CELLS}")
+    upload(page, "wm_upload", labelled)
+    board = " ".join(ranked(page, "probe accuracy by layer"))
+    assert UNTRAINED_TWIN in board and "all-MiniLM-L6-v2" in board
+    assert page.get_by_text("320 texts", exact=False).count() >= 1
+    page.screenshot(path=str(folder / "which_model_upload.png"), full_page=True)
+    done(page)
+
+    pairs = sentence_pairs()
+    scored = tmp_path / "pairs.csv"
+    pairs[["sentence1", "sentence2", "score"]].to_csv(scored, index=False)
+    page = open_view(browser, f"{server}/which_model?{PAIRS}&wm_pairs_source=Upload+a+CSV&{CELLS}")
+    upload(page, "wm_pairs_upload", scored)
+    board = " ".join(ranked(page, "Spearman ρ by layer"))
+    assert UNTRAINED_TWIN in board
+    page.screenshot(path=str(folder / "which_model_pairs.png"), full_page=True)
+    done(page)
+
+    context = still_context(browser, viewport={"width": 853, "height": 480}, device_scale_factor=1.5)
+    page = context.new_page()
+    page.goto(f"{server}/which_model?{PAIRS}&present=true&{CELLS}")
+    wait_idle(page)
+    ranked(page, "Spearman ρ by layer")
+    page.screenshot(path=str(folder / "which_model_present_150.png"))
+    for key in ("wm_leaderboard", "wm_layers_chart", "wm_grid_0"):  # the page scrolls inside its own container
+        page.locator(f".st-key-{key}").scroll_into_view_if_needed()
+        wait_idle(page)
+        page.screenshot(path=str(folder / f"which_model_present_150_{key}.png"))
+    assert page.locator("[data-testid='stException']").count() == 0
+    context.close()
