@@ -4,11 +4,11 @@
     (make bench-precompute-maps)
 
 Writes a store of ``--rows`` labelled texts from the built-in news topics (each with a number, so none repeats) with no
-maps, every strategy at every layer unless ``--strategies`` and ``--layers`` say fewer (the default, 38 columns of the
-bundled model, is 76 maps with PCA and UMAP, as issue #51 item 10 found them). Then draws every map of ``--maps`` of
+maps, with the precompute's default columns (8 on the bundled model: 16 maps with PCA and UMAP) unless ``--strategies``
+and ``--layers`` name others (issue #51 item 10 found 76 maps, of 38 columns). Then draws every map of ``--maps`` of
 every column twice, with ``maps.write_maps``: in this process one at a time, and in one worker process per core (the
-precompute's default for such maps; its time includes starting the workers, and each worker's first UMAP its numba
-compile, as this process's first does). Prints both wall times with the load average after each (the machine may be
+precompute's default for such maps; its time includes starting the workers, and each worker's first UMAP loading
+its compiled functions from numba's cache, as this process's first does, or compiling them on a new install). Prints both wall times with the load average after each (the machine may be
 shared), the ratio (goal: at least 1.7 on 2 cores), and checks that both drew the same maps to the last bit.
 """
 from __future__ import annotations
