@@ -92,8 +92,8 @@ def layers_figure(table: pd.DataFrame, order: Sequence[str], measure: str, count
             rows = rows.sort_values("layer")
             x = [layer_label(int(layer)) for layer in rows["layer"]]
             name = f"{plain(model)} · {strategy}"
-            data.append(dict(type="scatter", x=x + x[::-1], y=[*rows["high"], *rows["low"][::-1]], fill="toself",
-                             fillcolor=colour, opacity=0.15, line=dict(width=0), hoverinfo="skip",
+            data.append(dict(type="scatter", x=x + x[::-1], y=[*rows["high"], *rows["low"][::-1]], mode="lines",
+                             fill="toself", fillcolor=colour, opacity=0.15, line=dict(width=0), hoverinfo="skip",
                              legendgroup=name, showlegend=False))
             data.append(dict(type="scatter", x=x, y=list(rows["score"]), mode="lines+markers", name=name,
                              legendgroup=name, line=dict(color=colour, dash=DASHES[strategies.index(strategy) % 4]),
@@ -103,7 +103,9 @@ def layers_figure(table: pd.DataFrame, order: Sequence[str], measure: str, count
     layout = dict(title=dict(text=plain(f"{measure} by layer, each model, {count}; shaded: 95 % interval")),
                   yaxis=dict(title=plain(measure)), xaxis=dict(type="category"), height=440,
                   margin=dict(l=10, r=10, t=60, b=10),
-                  legend=dict(orientation="h", y=-0.15, yanchor="top", x=0, xanchor="left"))
+                  # at the figure's foot, below the tick labels: placed in plot units (y < 0) it met the rotated
+                  # labels of a narrow plot, and above the plot it met a title of two lines
+                  legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"))
     return go.Figure(dict(data=data, layout=layout))
 
 

@@ -36,7 +36,7 @@ CHECKS = PageChecks(
     upload_labelled=True,
     shared_query="wm_models=all-MiniLM-L6-v2+%28bundled%29&wm_models=" + UNTRAINED_TWIN.replace(" ", "+")
                  + "&wm_strats=mean&wm_layers=layer+3&wm_layers=layer+6&wm_measure=macro-F1",
-    extra_views=("wm_task=pairs",),
+    extra_views=("wm_task=Scored+pairs+%28Spearman+%CF%81%29",),  # a bound radio carries its label
     visit=lambda words: {UPLOADER[0]: UPLOAD},
 )
 
