@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser_views import done, open_view, require_chromium, scatter_grid_drawn, still_context, wait_for_chart
+from browser_views import done, open_view, require_chromium, scatter_grid_drawn, tab, wait_for_chart
 from live_app import DRAWN_JS, wait_idle
 from page_checks import checks
 
@@ -61,7 +61,7 @@ def test_eight_sessions_at_once_see_only_their_own_text(server: str, browser: Br
     for (path, param, _), marker in zip(SESSIONS, markers):
         value = f"The {marker} bank sat by the river.\nA {marker} bank lent money." if path in (
             "word_similarity", "compare_sentences") else f"The {marker} bank sat by the river."
-        page = still_context(browser, viewport={"width": 1300, "height": 1000}).new_page()
+        page = tab(browser, fresh=True)  # eight visitors: nothing shared between them
         page.goto(f"{server}/{path}?{urllib.parse.urlencode({param: value})}")  # all load at the same time
         pages.append(page)
     for page in pages:

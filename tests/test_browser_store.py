@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from browser_views import require_chromium, still_context
+from browser_views import done, open_view, require_chromium
 from live_app import running_app, wait_idle
 
 require_chromium()
@@ -28,26 +28,22 @@ def store_server(labelled_store) -> Iterator[str]:  # noqa: ANN001
 
 
 def test_the_store_view_shows_its_neighbours_in_a_browser(store_server: str, browser: Browser) -> None:
-    page = still_context(browser, viewport={"width": 1280, "height": 720}).new_page()
-    page.goto(f"{store_server}/{VIEW}")
-    wait_idle(page)
+    page = open_view(browser, f"{store_server}/{VIEW}")
     page.get_by_text("Where else the model puts “the”, token 1").wait_for()  # a text with one “bank”: its first word
     wait_idle(page)  # the contextuality section below runs after the lists: count the tables once the run is over
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.get_by_text("Nearest sentences in the store “topics”").count() == 1
     assert page.locator("[data-testid=stDataFrame], [data-testid=stTable]").count() >= 3  # two token lists, sentences
-    page.context.close()
+    done(page)
 
 
 def test_sentence_pooling_draws_the_stores_map_in_a_browser(store_server: str, browser: Browser) -> None:
-    page = still_context(browser, viewport={"width": 1280, "height": 720}).new_page()
-    page.goto(f"{store_server}/{VIEWS[1]}")
-    wait_idle(page)
+    page = open_view(browser, f"{store_server}/{VIEWS[1]}")
     page.locator("[data-testid='stPlotlyChart'] .scatterlayer .point, [data-testid='stPlotlyChart'] canvas").first \
         .wait_for(state="attached")
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.get_by_text("Every one of the 160 points is drawn.", exact=False).count() == 1
-    page.context.close()
+    done(page)
 
 
 @pytest.mark.parametrize("present", [True, False], ids=["presentation", "normal"])

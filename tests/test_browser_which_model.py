@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from browser_views import done, open_view, require_chromium, still_context, wait_for_chart
+from browser_views import done, open_view, require_chromium, wait_for_chart
 from live_app import wait_idle
 
 require_chromium()
@@ -42,7 +42,8 @@ def ranked(page: Page, title: str) -> list[str]:
     return page.locator(".st-key-wm_leaderboard").inner_text().splitlines()
 
 
-def test_an_uploaded_labelled_file_and_a_pairs_file_are_ranked(server: str, browser: Browser, tmp_path: Path) -> None:
+def test_an_uploaded_labelled_file_and_a_pairs_file_are_ranked(server: str, browser: Browser, screen_150: Page,
+                                                                tmp_path: Path) -> None:
     corpus, folder = news_topics(), shots(tmp_path)
     rows = [(f"{t} (note {i})", label) for i in range(2) for t, label in zip(corpus.text, corpus.label)]
     labelled = tmp_path / "labelled.csv"
@@ -65,8 +66,7 @@ def test_an_uploaded_labelled_file_and_a_pairs_file_are_ranked(server: str, brow
     page.screenshot(path=str(folder / "which_model_pairs.png"), full_page=True)
     done(page)
 
-    context = still_context(browser, viewport={"width": 853, "height": 480}, device_scale_factor=1.5)
-    page = context.new_page()
+    page = screen_150  # 1280 x 720 at 150 %
     page.goto(f"{server}/which_model?{PAIRS}&present=true&{CELLS}")
     wait_idle(page)
     ranked(page, "Spearman ρ by layer")
@@ -76,4 +76,3 @@ def test_an_uploaded_labelled_file_and_a_pairs_file_are_ranked(server: str, brow
         wait_idle(page)
         page.screenshot(path=str(folder / f"which_model_present_150_{key}.png"))
     assert page.locator("[data-testid='stException']").count() == 0
-    context.close()

@@ -138,14 +138,12 @@ def test_a_failed_switch_is_shown_under_the_button(present: bool) -> None:
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="chromium is not installed (apt-get install chromium)")
 def test_a_failed_switch_in_a_browser_shows_next_to_the_button(browser, server: str) -> None:  # noqa: ANN001
-    from browser_views import still_context
+    from browser_views import done, open_view
     from playwright.sync_api import expect
 
     SHOTS.mkdir(exist_ok=True)
     for mode, query in (("normal", ""), ("present", "?present=true")):
-        page = still_context(browser, viewport={"width": 1400, "height": 1000}).new_page()
-        page.goto(f"{server}/masked_words{query}")
-        wait_idle(page)
+        page = open_view(browser, f"{server}/masked_words{query}")
         button = page.get_by_role("button", name="Switch to bert-base-uncased")
         button.click()
         wait_idle(page)
@@ -158,7 +156,7 @@ def test_a_failed_switch_in_a_browser_shows_next_to_the_button(browser, server: 
         assert page.locator(".st-key-mw_nearest .js-plotly-plot").count() == 1
         assert page.locator("[data-testid='stException']").count() == 0
         page.screenshot(path=str(SHOTS / f"failed_switch_{mode}.png"))
-        page.context.close()
+        done(page)
 
 
 def test_the_page_explains_a_model_without_the_head() -> None:
