@@ -227,16 +227,24 @@ def server() -> str:
     """The app served by ``streamlit run`` for the real-browser tests: one server for the whole test session, all
     test workers included (its caches warm once), started by the first test that needs it, stopped by
     ``pytest_unconfigure``. It takes the threads of the worker that starts it (its share of the cores): OpenMP
-    threads for every core beside busy workers wait busily and ran probe cells 9x slower."""
+    threads for every core beside busy workers wait busily and ran probe cells 9x slower. Its output goes to
+    ``server_log``, unbuffered."""
     from filelock import FileLock
     from live_app import start_app
 
     written = Path(os.environ[SHARED_SERVER]) / "server.json"
     with FileLock(str(written) + ".lock"):
         if not written.exists():
-            app = start_app()
+            with (written.parent / "server.log").open("w") as sink:  # the child keeps its own copy of the file
+                app = start_app(env={"PYTHONUNBUFFERED": "1"}, sink=sink)
             written.write_text(json.dumps({"url": app.url, "pid": app.pid}))
     return json.loads(written.read_text())["url"]
+
+
+@pytest.fixture(scope="session")
+def server_log(server: str) -> Path:
+    """Everything the shared ``server`` has written to stdout and stderr since it started."""
+    return Path(os.environ[SHARED_SERVER]) / "server.log"
 
 
 @pytest.fixture(scope="session")
