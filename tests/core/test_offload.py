@@ -107,33 +107,29 @@ def test_failures_come_back_as_value_errors_and_a_dead_worker_is_replaced(worker
     assert worker.run("embed", None, "cpu", TEXTS)["mean"].shape[0] == len(TEXTS)
 
 
-def test_an_idle_worker_exits_and_the_next_job_starts_another() -> None:
-    offload = Offload(idle_seconds=0.5)
-    try:
-        offload.run("embed", None, "cpu", TEXTS[:1])
-        first = offload.pid
-        assert first is not None
-        deadline = time.monotonic() + 30
-        while offload.pid is not None and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert offload.pid is None
-        assert offload.run("embed", None, "cpu", TEXTS[:1])["mean"].shape[0] == 1 and offload.pid != first
-    finally:
-        offload.stop()
-
-
-def test_a_bar_is_told_what_runs_before_the_first_batch() -> None:
-    """A 2,737-row upload's bar read "0 of 2,737 texts" for 20 s while the worker started, loaded the model and
-    tokenized (#51): a progress with a ``stage`` method is told each step, in order, before the first count moves;
-    a plain progress gets the counts alone."""
-    offload, seen = Offload(idle_seconds=600), []
+def test_an_idle_worker_exits_and_the_next_job_starts_another_telling_the_bar_each_step() -> None:
+    """The idle exit, then what a bar with a ``stage`` method is told: a 2,737-row upload's bar read "0 of 2,737
+    texts" for 20 s while the worker started, loaded the model and tokenized (#51). Each step comes in order before
+    the first count moves; a plain progress gets the counts alone."""
+    offload, seen = Offload(idle_seconds=0.5), []
 
     def progress(done: int, total: int) -> None:
         seen.append((done, total))
 
     progress.stage = seen.append  # type: ignore[attr-defined]
     try:
-        offload.run("embed", None, "cpu", TEXTS, progress)
+        offload.run("embed", None, "cpu", TEXTS[:1], lambda done, total: seen.append((done, total)))
+        assert seen == [(0, 1), (1, 1)]
+        first = offload.pid
+        assert first is not None
+        deadline = time.monotonic() + 30
+        while offload.pid is not None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert offload.pid is None
+        seen.clear()
+        offload.idle_seconds = 600  # the worker the next job starts stays for the job after it
+        assert offload.run("embed", None, "cpu", TEXTS, progress)["mean"].shape[0] == len(TEXTS)
+        assert offload.pid != first
         assert seen == [(0, 5), "starting the worker process", "loading the model",
                         "tokenizing 5 texts, then running the first batch (the longest)", (5, 5)]
         seen.clear()
