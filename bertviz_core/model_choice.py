@@ -31,7 +31,7 @@ from bertviz_core.measures.task_measures import (ProbePlan, ProbeScore, correlat
 from bertviz_core.measures.uncertainty import Resampling, Scored, Verdict
 
 MEASURES = ("accuracy", "macro-F1", "silhouette", "spearman")
-COLUMNS = ["model", "strategy", "layer", "score", "low", "high", "best"]
+COLUMNS = ["model", "strategy", "layer", "score", "low", "high", "best", "note"]
 # Fewer rows than this over all cells (cells x texts) are probed in this process: starting the worker processes
 # costs seconds of CPU (each imports scikit-learn), while a cell of 160 texts takes about 0.15 s.
 PARALLEL_ROWS = 20_000
@@ -42,7 +42,8 @@ Key = tuple[str, int]  # (strategy, layer)
 @dataclass(frozen=True)
 class Ranking:
     """``table``: one row per model × strategy × layer (``COLUMNS``: the score, its 95 % interval ``low`` to
-    ``high``, and ``best`` for the top cell and every cell tied with it), sorted by score, highest first;
+    ``high``, ``best`` for the top cell and every cell tied with it, and ``note``: "not defined: <why>" for a cell
+    whose score is not defined (NaN, never best), else ""), sorted by score, highest first, undefined cells last;
     ``verdict``: ``uncertainty.judge``'s over every cell (None when no cell has a score); ``notes``: what the probe
     changed (classes left out, fewer folds)."""
 
@@ -188,7 +189,8 @@ def _spearman(pairs: tuple[Sequence[int], Sequence[int], Sequence[float]], n: in
 
 def ranked(task: Scoring, scored: Mapping[tuple[str, str, int], Scored]) -> Ranking:
     """The table and verdict over every scored cell, {(model, strategy, layer): its ``task.score``}: ``judge`` sees a
-    frame of models × "strategy at layer"."""
+    frame of models × "strategy at layer", and leaves out a cell whose score is not defined (NaN), so it is never
+    best."""
     resampling = task.resampling
     columns = {key: f"{key[1]} at {layer_label(key[2])}" for key in scored}
     grid = pd.DataFrame(index=list(dict.fromkeys(model for model, _, _ in scored)),
@@ -202,7 +204,8 @@ def ranked(task: Scoring, scored: Mapping[tuple[str, str, int], Scored]) -> Rank
     rows = []
     for key, got in scored.items():
         low, high = np.clip(uncertainty.interval(got.replicates, resampling.kind), *resampling.limits).tolist()
-        rows.append((*key, got.value, low, high, (key[0], columns[key]) in best))
+        note = f"not defined: {got.undefined}" if np.isnan(got.value) else ""
+        rows.append((*key, got.value, low, high, (key[0], columns[key]) in best, note))
     table = pd.DataFrame(rows, columns=COLUMNS)
     table = table.sort_values("score", ascending=False, kind="stable", na_position="last").reset_index(drop=True)
     return Ranking(table, verdict, task.notes)

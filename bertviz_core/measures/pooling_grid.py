@@ -45,7 +45,8 @@ class CellResult:
         """The silhouette with its replicates: the mean per-text silhouette over each of ``resampling``'s
         resamples of the texts (``silhouette_resampling``; the same resamples for every cell)."""
         if self.per_text is None:
-            return Scored(float("nan"))
+            return Scored(float("nan"), undefined="the labels have one class, or no class of two texts: there is no "
+                                                  "separation to score")
         return Scored(self.silhouette, uncertainty.mean_replicates(self.per_text, resampling.indices()))
 
 

@@ -31,6 +31,9 @@ from bertviz_core.measures.uncertainty import Resampling, Scored, Verdict
 DEFAULT_STRATEGIES = ("mean", "cls", "max")  # the cells the Task measures page shows first, at every layer
 PROBE_FOLDS = 5
 MIN_PAIRS = 5  # a rank correlation of fewer pairs says little
+SPEARMAN_CHANCE = "a Spearman ρ of 0, no relation between the cosines' order and the gold scores'"
+NO_ORDER = ("every pair's cosine is the same here (as when every text has one vector: [CLS] before any layer), so "
+            "there is no order to correlate with the gold scores")
 # Whitening keeps this share of axes per distinct sentence it is fitted on. Whitening n sentences on all n - 1
 # axes turns them into a regular simplex, where every cosine is the same; on the built-in pairs that sends
 # Spearman's rho from 0.88 to 0.14 (mean pooling, last layer), while a quarter keeps what whitening is for.
@@ -237,9 +240,6 @@ def corrected_cosines(first: np.ndarray, second: np.ndarray, correction: str = "
     return cosines if np.ptp(cosines) > 0 else None
 
 
-SPEARMAN_CHANCE = "a Spearman ρ of 0, no relation between the cosines' order and the gold scores'"
-
-
 def correlation_grid(cells: Sequence[Cell], first: dict[str, np.ndarray], second: dict[str, np.ndarray],
                      gold: Sequence[float], correction: str = "none",
                      reference_rows: Sequence[int] | None = None) -> SeparationScores:
@@ -261,11 +261,11 @@ def spearman_resampling(pairs: int) -> Resampling:
 def correlation_scored(first: np.ndarray, second: np.ndarray, gold: np.ndarray, resampling: Resampling,
                        correction: str = "none", reference_rows: Sequence[int] | None = None) -> Scored:
     """``correlation`` of the pairs' (pairs, dim) sides with its replicates over ``resampling``'s resamples of the
-    pairs; NaN when the cosines are all equal."""
+    pairs; NaN with ``NO_ORDER`` when the cosines are all equal (scipy's ``spearmanr`` is NaN there too)."""
     _checked_gold(first, second, gold)
     cosines = corrected_cosines(first, second, correction, reference_rows)
     if cosines is None:
-        return Scored(float("nan"))
+        return Scored(float("nan"), undefined=NO_ORDER)
     return Scored(float(spearmanr(cosines, gold).statistic),
                   uncertainty.spearman_replicates(cosines, gold, resampling.indices()))
 

@@ -86,10 +86,12 @@ class Resampling:
 
 @dataclass(frozen=True)
 class Scored:
-    """A cell's point score and its (R,) replicates (fold scores or bootstrap statistics)."""
+    """A cell's point score and its (R,) replicates (fold scores or bootstrap statistics); a score that is not
+    defined is NaN, with ``undefined`` saying why in words ("" for a score)."""
 
     value: float
     replicates: np.ndarray = field(default_factory=lambda: np.full(1, np.nan))
+    undefined: str = ""
 
 
 @lru_cache(maxsize=16)

@@ -1,13 +1,13 @@
 """Which model for my data (``rank_models``): every score and interval against the stated protocols computed by hand
 with scikit-learn and scipy, on the bundled model, its untrained twin and the model-family fixture; a model listed
-twice ties with itself and gives no clear best; random vectors are never best; the probe on every core gives
-``probe``'s numbers exactly."""
+twice ties with itself and gives no clear best; random vectors are never best; a cell whose score is not defined
+says why and is never best; the probe on every core gives ``probe``'s numbers exactly."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from conftest import DEVICE
-from scipy.stats import spearmanr
+from scipy.stats import ConstantInputWarning, spearmanr
 from scipy.stats import t as student_t
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import silhouette_score
@@ -20,7 +20,7 @@ from bertviz_core import load_encoder
 from bertviz_core.corpora import news_topics
 from bertviz_core.model.models import UNTRAINED_TWIN
 from bertviz_core.model_choice import COLUMNS, probe_cells, rank_models
-from bertviz_core.measures.task_measures import correlation, probe, probe_plan
+from bertviz_core.measures.task_measures import NO_ORDER, correlation, probe, probe_plan
 
 CELLS = [("mean", 0), ("mean", 3), ("cls", 6)]
 FAMILY_MODELS = ("bert", "roberta", "modernbert")
@@ -114,6 +114,30 @@ def test_spearman_is_scipys_on_the_pairs_cosines(models: dict) -> None:
     expected = correlation(x[first], x[second], gold, "whitening", rows)  # Task measures' own, on the same pairs
     assert row(whitened, "MiniLM", "mean", 3).score == pytest.approx(expected, abs=1e-12)
     assert "Spearman ρ after whitening" in whitened.verdict.sentence
+
+
+def test_a_cell_without_a_defined_score_says_why_and_is_never_best(news_pooled: dict, labels: list[str]) -> None:
+    """[CLS] before any layer is one vector for every text. Every pair's cosine is then the same, and scipy's Spearman
+    ρ is NaN (a constant input has no ranks): the table says "not defined" and why, and the cell is never best. The
+    silhouette and the probe, which scikit-learn defines there, are computed."""
+    cls, mean = news_pooled["cls"][:, 0], news_pooled["mean"][:, 3]
+    rng = np.random.default_rng(3)
+    first, second, gold = rng.integers(0, 160, 60), rng.integers(0, 160, 60), rng.uniform(0, 5, 60)
+    a, b = cls[first].astype(np.float64), cls[second].astype(np.float64)
+    cosines = (a * b).sum(1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
+    with pytest.warns(ConstantInputWarning):
+        assert np.isnan(spearmanr(cosines, gold).statistic)
+    cells = {"MiniLM": {("cls", 0): cls, ("mean", 3): mean}}
+    ranking = rank_models(cells, pairs=(first, second, gold), measure="spearman")
+    undefined = row(ranking, "MiniLM", "cls", 0)
+    assert np.isnan(undefined.score) and not undefined.best and undefined.note == f"not defined: {NO_ORDER}"
+    assert row(ranking, "MiniLM", "mean", 3).note == "" and ranking.verdict.cells == [("MiniLM", "mean at layer 3")]
+    assert list(ranking.table.model.iloc[-1:]) == ["MiniLM"] and np.isnan(ranking.table.score.iloc[-1])  # last
+    for measure in ("silhouette", "accuracy"):
+        defined = row(rank_models(cells, labels=labels, measure=measure), "MiniLM", "cls", 0)
+        assert not np.isnan(defined.score) and defined.note == ""
+        if measure == "silhouette":
+            assert defined.score == pytest.approx(silhouette_score(cls, labels, metric="cosine"), abs=1e-5)
 
 
 @pytest.mark.parametrize("measure", ["accuracy", "silhouette", "spearman"])
