@@ -122,6 +122,7 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
         done = files.rows - sum(files.shard_length(shard) for shard in pending)
         if progress is not None:
             progress(done, files.rows)
+        measured, encoding = {}, time.perf_counter()
         if pending:
             if engine == "ray":
                 from bertviz_core.precompute.ray_engine import ray_shards
@@ -137,6 +138,9 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
                 release_free_memory()  # each shard's activations differ in size: without this, freed heap piles up
                 if progress is not None:
                     progress(done, files.rows)
+            if engine == "local":  # Ray's actors may run on devices other than this process's: none to name
+                measured = {"speed": {"texts": sum(map(files.shard_length, pending)),
+                                      "seconds": time.perf_counter() - encoding, "device": encoder.info.device}}
         if not finished:
             files.check_done()
             vectors_of = {column: np.load(files.vector_path(column), mmap_mode="r") for column in files.columns}
@@ -146,7 +150,7 @@ def precompute(location: str, out: str, request: Request = Request(), text_colum
                 **{column_name(*column): vectors for column, vectors in vectors_of.items()},
                 **{f"tokens@{layer}": np.load(files.token_path(layer), mmap_mode="r") for layer in files.token_layers}},
                 request.index, index_progress)
-            files.finish({**manifest, "maps": drawn, "indexes": indexed,
+            files.finish({**manifest, "maps": drawn, "indexes": indexed, **measured,
                           "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
     return Report(str(out_path), summary, cut, len(pending), files.shards - len(pending), time.perf_counter() - began)
 

@@ -180,7 +180,12 @@ def test_a_stopped_run_resumes_to_the_same_store(whole, corpus_csv: Path, tmp_pa
     for layer in (0, 4):
         np.testing.assert_array_equal(resumed.token_vectors(layer), whole[1].token_vectors(layer))
     pd.testing.assert_frame_equal(resumed.map("PCA", "cls", 3), whole[1].map("PCA", "cls", 3))
-    assert {**resumed.manifest, "created": 0} == {**whole[1].manifest, "created": 0}
+    blank = {"created": 0, "speed": 0}  # when, and how fast this run went
+    assert {**resumed.manifest, **blank} == {**whole[1].manifest, **blank}
+    # the speed of the texts each run encoded and wrote, on the device it ran on: the rerun did the last 25 of 41
+    speeds = [store.manifest["speed"] for store in (whole[1], resumed)]
+    assert [speed["texts"] for speed in speeds] == [41, 25] and all(speed["seconds"] > 0 for speed in speeds)
+    assert {speed["device"] for speed in speeds} == {whole[1].manifest["model"]["device"]}
     again = precompute(str(corpus_csv), str(out), REQUEST, shard_rows=8)  # finished: nothing to compute
     assert (again.computed, again.resumed) == (0, 6)
 
