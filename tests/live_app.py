@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM = DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).exists() else (shutil.which("chromium") or DEBIAN_CHROMIUM)
 IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+RUNNING = "[data-testid='stApp'][data-test-script-state='running']"
 # every chart on the page drawn: plotly has its SVG, Vega-Lite its canvas
 DRAWN_JS = """() => Array.from(document.querySelectorAll('[data-testid=stPlotlyChart]'))
     .every(el => el.querySelector('.js-plotly-plot .main-svg'))
@@ -115,14 +116,19 @@ def wait_healthy(url: str, timeout: float) -> None:
 
 
 def wait_idle(page, settle_ms: int = 300) -> None:
-    """Wait until the app's script run has finished (twice, to let a rerun it triggered start)."""
+    """Wait until the app's script run has finished, and the rerun it or an action triggered too."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     page.wait_for_selector(IDLE, timeout=IDLE_WAIT_MS)
-    # A fixed settle, on purpose: after a click or a key the rerun it asks for has not always reached the server
-    # yet, and nothing in the page marks a rerun that is asked for but not started (the script state reads
-    # 'notRunning' before and after it). Waiting for 'running' instead would hang on the actions that start
-    # no rerun, or whose rerun ended before the wait began. Tests that need what a rerun shows wait for it
-    # (a value changing, wait_for_change, or an element appearing).
-    page.wait_for_timeout(settle_ms)
+    # After a click or a key the rerun it asks for has not always reached the server yet, and nothing in the page
+    # marks a rerun that is asked for but not started (the script state reads 'notRunning' before and after it):
+    # wait up to ``settle_ms`` for a run to start, then for it to end. Waiting for 'running' without a limit would
+    # hang on the actions that start no rerun, or whose rerun ended before the wait began. Tests that need what a
+    # rerun shows wait for it (a value changing, wait_for_change, or an element appearing).
+    try:
+        page.wait_for_selector(RUNNING, timeout=settle_ms)
+    except PlaywrightTimeout:
+        return  # none started: the page was and stays idle
     page.wait_for_selector(IDLE, timeout=IDLE_WAIT_MS)
 
 
