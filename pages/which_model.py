@@ -14,7 +14,7 @@ from bertviz_core.views.which_model import (
     layers_figure,
     leaderboard,
     model_cells,
-    model_grid,
+    model_grid_figure,
     pairs_corpus,
 )
 from ui import (
@@ -94,11 +94,10 @@ if sampled:
 table(board, key="wm_leaderboard", height=220)
 chart(layers_figure(ranked.table, order, scored_by.name, count), key="wm_layers_chart")
 st.subheader("The cost beside the quality")
-table(model_costs(models, texts), key="wm_costs", height=220)
+table(model_costs(models, texts, stored), key="wm_costs", height=220)
 st.subheader("Each model's strategy × layer grid")
 for i, (where, name) in enumerate(zip(columns(len(order)), order)):
-    grid, best = model_grid(ranked.table, name)
-    chart(figures.score_grid_figure(grid, f"{name}: {scored_by.name}", best), key=f"wm_grid_{i}", container=where)
+    chart(model_grid_figure(ranked.table, name, scored_by.name), key=f"wm_grid_{i}", container=where)
 st.subheader("Every cell")
 table(ranked.table, key="wm_table")
 download_csv(ranked.table, "Download the full table (CSV)", "which_model.csv", "wm_csv")

@@ -68,19 +68,29 @@ def heatmap_figure(
     matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], title: str,
     colorscale: str = "Viridis", marked_columns: Sequence[int] = (), zmid: float | None = None,
     annotate: bool = False, best_cells: Sequence[tuple[int, int]] = (), selectable: bool = False,
-    zrange: tuple[float, float] | None = None,
+    zrange: tuple[float, float] | None = None, undefined: np.ndarray | None = None,
 ) -> go.Figure:
     """A heatmap of (rows, columns); ``marked_columns`` get a red tick and a label above the plot,
     each of ``best_cells`` (row, column) a red box; ``selectable`` adds an invisible marker on every cell, so a
     click selects it (plotly selects points, not heatmap cells); ``zrange`` fixes the colour scale's ends (e.g. a
-    measure's own range, so that two tables read alike). Built as one dict: plotly's add_shape
-    and update_layout calls cost more than the rest of a page's rerun."""
+    measure's own range, so that two tables read alike); ``undefined`` (rows, columns) of text says, where not
+    empty, why that cell (NaN) has no value ("not defined: <why>"): its hover shows it and the cell reads "not
+    defined", never "nan". Built as one dict: plotly's add_shape and update_layout calls cost more than the rest of
+    a page's rerun."""
     heatmap = dict(type="heatmap", z=matrix, x=plains(x_labels), y=plains(y_labels), colorscale=colorscale,
                    zmid=zmid, hovertemplate="%{y} · %{x}<br>%{z:.3f}<extra></extra>")
     if zrange is not None:
         heatmap |= dict(zmin=zrange[0], zmax=zrange[1])
-    if annotate:
-        heatmap |= dict(text=np.vectorize(lambda v: f"{v:.2f}")(matrix), texttemplate="%{text}")
+    text = np.vectorize(lambda v: f"{v:.2f}")(matrix) if annotate else None
+    if undefined is not None:
+        said = np.asarray(undefined, dtype=object) != ""
+        hover = [[plain(why) if why else f"{v:.3f}" for why, v in zip(whys, values)]
+                 for whys, values in zip(undefined, matrix)]
+        heatmap |= dict(customdata=hover, hovertemplate="%{y} · %{x}<br>%{customdata}<extra></extra>")
+        if text is not None:  # two short lines fit a cell where one long one would spill onto its neighbours
+            text = np.where(said, "not<br>defined", text)
+    if text is not None:
+        heatmap |= dict(text=text, texttemplate="%{text}")
     shapes = [dict(type="line", xref="x", yref="paper", x0=col, x1=col, y0=1.0, y1=1.04,
                    line=dict(color="red", width=3)) for col in marked_columns]
     annotations = [dict(x=col, y=1.04, yref="paper", text=f"dim {col}", showarrow=False, yanchor="bottom",
@@ -160,10 +170,13 @@ def table_heatmap(table: pd.DataFrame, title: str, **options) -> go.Figure:
                           [str(i) for i in table.index], title, **options)
 
 
-def score_grid_figure(scores: pd.DataFrame, title: str, best_cells: Sequence[tuple[int, int]]) -> go.Figure:
+def score_grid_figure(scores: pd.DataFrame, title: str, best_cells: Sequence[tuple[int, int]],
+                      zrange: tuple[float, float] | None = None, undefined: np.ndarray | None = None) -> go.Figure:
     """A table of scores (rows x columns, e.g. strategy x layer) as an annotated green heatmap, the
-    ``best_cells`` (row, column) boxed in red: one best, or every cell of a tie."""
-    return table_heatmap(scores, title, colorscale="Greens", annotate=True, best_cells=best_cells)
+    ``best_cells`` (row, column) boxed in red: one best, or every cell of a tie; ``zrange`` and ``undefined`` as
+    ``heatmap_figure`` takes them (a colour scale shared with other grids; why a cell has no score)."""
+    return table_heatmap(scores, title, colorscale="Greens", annotate=True, best_cells=best_cells, zrange=zrange,
+                         undefined=undefined)
 
 
 PAIR_KINDS = {True: ("same sense", "#16a34a", "solid"), False: ("different senses", "#dc2626", "dash"),

@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bertviz_core.figures import layer_label
-from bertviz_core.figures.charts import plain
+from bertviz_core.figures.charts import plain, score_grid_figure
 from bertviz_core.measures.pooling_grid import Cell
 from bertviz_core.model.models import ModelInfo
 from bertviz_core.views.page_views import layer_numbers
@@ -64,21 +64,40 @@ def pairs_corpus(pairs: pd.DataFrame) -> tuple[list[str], list[int], list[int], 
 
 def leaderboard(table: pd.DataFrame, order: Sequence[str]) -> pd.DataFrame:
     """Each model's best cell from ``Ranking.table`` (sorted by score), in ``order``: model, strategy, layer, score,
-    its 95 % interval, and whether it is the best or tied with it over every model's cells."""
-    best = table.dropna(subset=["score"]).drop_duplicates("model")
+    its 95 % interval, and whether it is the best or tied with it over every model's cells (a cell with a score:
+    its note is always empty, so it is left out)."""
+    best = table.dropna(subset=["score"]).drop_duplicates("model").drop(columns="note")
     return best.set_index("model").reindex([m for m in order if m in set(best["model"])]).reset_index()
 
 
-def model_grid(table: pd.DataFrame, model: str) -> tuple[pd.DataFrame, list[tuple[int, int]]]:
-    """One model's scores as a strategy × layer table (columns named by ``layer_label``), and the (row, column) of
-    its cells that are the best or tied with it over every model."""
+def model_grid(table: pd.DataFrame, model: str) -> tuple[pd.DataFrame, list[tuple[int, int]], np.ndarray]:
+    """One model's scores as a strategy × layer table (columns named by ``layer_label``), the (row, column) of its
+    cells that are the best or tied with it over every model, and (strategies, layers) the ``note`` of each cell
+    ("not defined: <why>" where its score is NaN, else "")."""
     rows = table[table["model"] == model].sort_values(["layer"], kind="stable")
+    strategies, layers = list(dict.fromkeys(rows["strategy"])), sorted(set(rows["layer"]))
     grid = rows.pivot_table(index="strategy", columns="layer", values="score", sort=False, dropna=False)
-    grid = grid.reindex(index=list(dict.fromkeys(rows["strategy"])), columns=sorted(set(rows["layer"])))
-    best = [(list(grid.index).index(s), list(grid.columns).index(layer))
+    grid = grid.reindex(index=strategies, columns=layers)
+    notes = np.full(grid.shape, "", dtype=object)
+    for strategy, layer, note in rows[["strategy", "layer", "note"]].itertuples(index=False):
+        notes[strategies.index(strategy), layers.index(layer)] = note
+    best = [(strategies.index(s), layers.index(layer))
             for s, layer in rows.loc[rows["best"], ["strategy", "layer"]].itertuples(index=False)]
     grid.columns = [layer_label(int(c)) for c in grid.columns]
-    return grid, best
+    return grid, best, notes
+
+
+def model_grid_figure(table: pd.DataFrame, model: str, measure: str) -> go.Figure:
+    """One model's strategy × layer grid (``model_grid``) as a heatmap, the best cells boxed, on the colour scale
+    that every model's grid shares: from the lowest to the highest score of every model's cells, said in the title.
+    A scale of each grid's own would colour an untrained twin's best cell as dark as the trained model's. A cell
+    whose score is not defined says so, and why, in place of "nan"."""
+    grid, best, notes = model_grid(table, model)
+    scores = table["score"].dropna()
+    shared = (float(scores.min()), float(scores.max())) if len(scores) else None
+    scale = "" if shared is None else (f" · colours on one scale for every model: {shared[0]:.2f} (lightest) to "
+                                        f"{shared[1]:.2f} (darkest)")
+    return score_grid_figure(grid, f"{model}: {measure}{scale}", best, shared, notes)
 
 
 def layers_figure(table: pd.DataFrame, order: Sequence[str], measure: str, count: str) -> go.Figure:
@@ -122,19 +141,46 @@ def disk_bytes(info: ModelInfo) -> int | None:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
+def encoding_speed(timing: tuple[int, float] | None, device: str) -> str:
+    """The texts per second this server measured while the page encoded and pooled the corpus, from ``timing``
+    (texts, seconds), on ``device``; None: the vectors were already in the shared store (another page or the warm-up
+    encoded them), so nothing was timed, and the sentence says so."""
+    if timing is None:
+        return ("not measured: these texts were encoded before this page asked (by another page or the warm-up), "
+                "so no encoding was timed here")
+    texts, seconds = timing
+    return (f"{_per_second(texts, seconds)} ({texts:,} texts encoded and pooled in {seconds:.1f} s, measured here on "
+            f"{device})")
+
+
+def stored_speed(store: str, manifest: dict) -> str:
+    """What a store (named ``store`` as the server offers it; ``manifest`` its manifest) says of its model's speed:
+    the texts per second its precompute encoded, pooled and wrote, on the device it records (``speed``, written by
+    the local engine); without that record, why no speed is shown, since no model encoded its texts here."""
+    speed = manifest.get("speed")
+    if speed is None:
+        return (f"not measured: the vectors were read from the store {store}, whose precompute recorded no speed "
+                "(it ran on Ray, resumed with every text already done, or predates the record); no model encoded "
+                "these texts here")
+    texts, seconds = speed["texts"], speed["seconds"]
+    return (f"{_per_second(texts, seconds)} (the store {store}: {texts:,} texts encoded, pooled and written in "
+            f"{seconds:.1f} s; measured when the store was built, on {speed['device']})")
+
+
+def _per_second(texts: int, seconds: float) -> str:
+    return f"{texts / max(seconds, 1e-9):,.0f}"  # a run too short for the clock is not a division by zero
+
+
 def cost_table(order: Sequence[str], infos: dict[str, ModelInfo], parameters: dict[str, int],
-               disk: dict[str, int | None], encoded: dict[str, tuple[int, float] | None]) -> pd.DataFrame:
+               disk: dict[str, int | None], speeds: dict[str, str]) -> pd.DataFrame:
     """The cost of each model beside its quality, a row each in ``order``: parameters, hidden size, usable length
-    (tokens), size on disk (MB), and ``encoded``'s (texts, seconds) as texts per second on this server, with the
-    device (None: encoded before this page asked, so not measured here)."""
+    (tokens), size on disk (MB), its speed as ``speeds`` words it (``encoding_speed`` or ``stored_speed``), and the
+    device the model is loaded on in this server."""
     rows = []
     for model in order:
-        info, timing = infos[model], encoded.get(model)
-        size = disk.get(model)
+        info, size = infos[model], disk.get(model)
         rows.append({"model": model, "parameters": f"{parameters[model] / 1e6:.1f} M", "hidden size": info.hidden_size,
                      "layers": info.num_layers, "usable length (tokens)": info.max_length,
                      "size on disk": "—" if size is None else f"{size / 1e6:.0f} MB",
-                     "texts / s (measured here)": "not measured here yet" if timing is None else
-                     f"{timing[0] / max(timing[1], 1e-9):,.0f} ({timing[0]:,} texts in {timing[1]:.1f} s)",
-                     "device": info.device})
+                     "texts / s": speeds[model], "device (this server)": info.device})
     return pd.DataFrame(rows)

@@ -64,7 +64,8 @@ EXEMPT: dict[str, str] = {
                               "table, checked pairs) into a check, a table or a figure; "
                               "tests/pages/test_which_model_page.py pins each, its bad input included"
        for name in ("check_models", "cost_table", "disk_bytes", "layer_choices", "layers_figure", "leaderboard",
-                    "model_cells", "model_grid", "pairs_corpus", "parameter_count")},
+                    "model_cells", "model_grid", "model_grid_figure", "pairs_corpus", "parameter_count",
+                    "encoding_speed", "stored_speed")},
     "word_vectors.distinct": "takes word_strategies' own registry, never a user's input",
     "token_index.build_index": "fills token_index's index from its own encodings",
     "pooling.supported_strategies": "reads ModelInfo.has_pooler",

@@ -1,27 +1,30 @@
 """AppTest of the Which model? page: the bundled model against its untrained twin on the news corpus, equal to
 ``rank_models`` on the same vectors; settings that run no model, and a model added that encodes only itself; the
 scored pairs and their code panel run for every model; one precomputed store per model, ranked from the stores'
-vectors without a model run, and stores that cannot be ranked together refused with the reason; bad input as a
-message alone. The protocols against scikit-learn and scipy are in core/test_model_choice.py."""
+vectors without a model run (their cost table giving the speed each store recorded when it was built, or why there
+is none), and stores that cannot be ranked together refused with the reason; a hub id offline said under the picker
+while the other models are ranked; every model's grid on one colour scale; a score that is not defined said so, never
+best; bad input as a message alone. The protocols against scikit-learn and scipy are in core/test_model_choice.py."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import APP, DEVICE, chart, charts, open_code_panels, open_page, table
+from conftest import APP, DEVICE, chart, charts, open_code_panels, open_page, plotly_array, table
 from page_checks import LABELLED_LONG, UPLOAD, PageChecks, choose, uploaded
 from streamlit.testing.v1 import AppTest
 
 from bertviz_core import BUNDLED_MODEL, Encoder, load_encoder, open_store
 from bertviz_core.corpora import news_topics, sentence_pairs
 from bertviz_core.measures.pooling_grid import Cell
-from bertviz_core.measures.task_measures import check_pairs
+from bertviz_core.measures.task_measures import NO_ORDER, check_pairs
 from bertviz_core.model.models import UNTRAINED_TWIN
 from bertviz_core.model_choice import rank_models
 from bertviz_core.precompute.measures import matched_stores, model_store_vectors
 from bertviz_core.precompute.offered import SETTING
-from bertviz_core.views.which_model import pairs_corpus
+from bertviz_core.views.which_model import pairs_corpus, stored_speed
 from ui import literal
 
 UPLOADER = ("wm_source", "wm_upload")
@@ -140,6 +143,76 @@ def test_the_same_model_twice_is_refused(monkeypatch: pytest.MonkeyPatch) -> Non
     assert not charts(at)
 
 
+def opened_with(**state: object) -> AppTest:
+    """The page's first run with ``state`` in its session before it draws (few cells: it computes little)."""
+    at = AppTest.from_file(APP, default_timeout=300)
+    at.run()
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.mark.slow
+def test_a_hub_id_offline_is_said_under_the_picker_and_the_other_models_are_ranked(model_calls: list[int]) -> None:
+    """Offline (the tests run with HF_HUB_OFFLINE=1), bert-base-cased cannot load: why is said once, right under the
+    models' picker, at once (no hub probe, no download tried), and the two models that load are still ranked."""
+    at = opened_with(wm_strats=["mean"], wm_layers=[6])
+    runs, started = len(model_calls), time.perf_counter()
+    at.multiselect(key="wm_models").set_value([BUNDLED_MODEL, "bert-base-cased", UNTRAINED_TWIN]).run()
+    assert time.perf_counter() - started < 20 and len(model_calls) == runs  # no long wait; no model ran
+    assert not at.exception
+    errors = [e.value.replace("\\", "") for e in at.main.error]
+    assert len(errors) == 1 and "bert-base-cased could not be loaded, so it is left out of the ranking" in errors[0]
+    assert "offline mode: HF_HUB_OFFLINE is set" in errors[0]
+    order = [type(el).__name__ for el in at.main.children.values()]
+    assert order[order.index("Multiselect") + 1] == "Error", order
+    assert list(table(at, "wm_leaderboard")["model"]) == [BUNDLED_MODEL, UNTRAINED_TWIN]
+    assert list(table(at, "wm_costs")["model"]) == [BUNDLED_MODEL, UNTRAINED_TWIN]
+    assert {"wm_grid_0", "wm_grid_1"} <= set(charts(at)) and "wm_grid_2" not in charts(at)
+
+
+@pytest.mark.slow
+def test_every_models_grid_is_coloured_on_one_scale_said_in_its_title() -> None:
+    """The untrained twin's grid is coloured on the trained model's scale, so its best cell is not as dark."""
+    at = opened_with(wm_strats=["mean", "cls"], wm_layers=[3, 6])
+    grids = [chart(at, f"wm_grid_{i}") for i in range(2)]
+    scores = np.concatenate([plotly_array(grid["data"][0]["z"]).ravel().astype(float) for grid in grids])
+    low, high = np.nanmin(scores), np.nanmax(scores)
+    for grid in grids:
+        heat = grid["data"][0]
+        assert (heat["zmin"], heat["zmax"]) == pytest.approx((low, high))
+        title = grid["layout"]["title"]["text"].replace("<br>", " ")
+        assert f"colours on one scale for every model: {low:.2f} (lightest) to {high:.2f} (darkest)" in title, title
+
+
+@pytest.mark.slow
+def test_a_score_that_is_not_defined_says_why_and_is_never_best() -> None:
+    """[CLS] before any layer is one vector for every text: every pair's cosine is the same, and scipy's Spearman ρ is
+    NaN. The table says "not defined" and why, the grid cell reads "not defined" (its hover why), never "nan", and
+    the cell is never best."""
+    at = opened_with(wm_task="pairs", wm_strats=["cls"], wm_layers=[0, 6])
+    rows = shown(at)
+    undefined = rows[rows["layer"] == 0]
+    assert len(undefined) == 2 and not undefined["best"].any()  # each model's [CLS] at layer 0
+    assert set(undefined["note"]) == {f"not defined: {NO_ORDER}"}
+    assert set(rows.loc[rows["layer"] == 6, "note"]) == {""}
+    for i in range(2):
+        heat = chart(at, f"wm_grid_{i}")["data"][0]
+        text = [str(cell) for line in heat["text"] for cell in line]
+        assert "not<br>defined" in text and not any("nan" in cell.lower() for cell in text), text
+        assert f"not defined: {NO_ORDER}" in [cell for line in heat["customdata"] for cell in line]
+    assert set(table(at, "wm_leaderboard")["layer"].astype(int)) == {6}
+
+
+def test_a_store_without_a_recorded_speed_says_why_none_is_shown() -> None:
+    manifest = {"model": {"device": "cpu"}}  # a store built on Ray, or before stores recorded their speed
+    said = stored_speed("old", manifest)
+    assert said.startswith("not measured: the vectors were read from the store old, whose precompute recorded no "
+                           "speed") and "no model encoded these texts here" in said
+
+
 @pytest.mark.parametrize(("csv", "message"), [
     ("text,label\n" + "\n".join(f"Text {i} here,{i % 2}" for i in range(9)) + "\nLonely,odd", "a single text"),
     ("text,label\n" + "\n".join(f"Text {i} here,{'ab'[i % 2]}" for i in range(6)), "3 folds"),
@@ -227,6 +300,12 @@ def test_two_stores_of_one_corpus_rank_as_rank_models_on_their_vectors_without_a
         assert list(got["best"]) == list(want["best"])
         assert literal(ranking.verdict.sentence) in [m.value for m in at.info]
     assert not model_calls, model_calls  # the stores' vectors are read from disk
+    speeds = list(table(at, "wm_costs")["texts / s"])  # no model encoded the texts here: the speed the stores record
+    for said, (name, model) in zip(speeds, (("bundled", BUNDLED_MODEL), ("twin", UNTRAINED_TWIN)), strict=True):
+        built = stores[model].manifest["speed"]
+        assert said == (f"{built['texts'] / built['seconds']:,.0f} (the store {name}: 160 texts encoded, pooled and "
+                        f"written in {built['seconds']:.1f} s; measured when the store was built, on "
+                        f"{built['device']})"), said
     code = " ".join(c.value for c in open_code_panels(at).code)
     assert "store = 'bundled'" in code and str(store_folders["bundled"]) not in code  # named as the server offers it
 

@@ -17,12 +17,14 @@ from ui.display import cut_warning, literal, progress_over, with_progress
 from ui.page_parts.compare_models import model_b_choices
 from ui.picker import BUNDLED_MODEL, CUSTOM, get_encoder, load_or_remember_failure, model_info
 from ui.results import embed_corpus, model_of
+from ui.stores.models import store_names
 
 if TYPE_CHECKING:
     from bertviz_core.measures.pooling_grid import Cell
     from bertviz_core.measures.uncertainty import Scored
     from bertviz_core.model.models import ModelInfo
     from bertviz_core.model_choice import Ranking, Scoring
+    from bertviz_core.precompute.measures import ModelStores
 
 MODELS = "wm_models"
 Key = tuple[str, str]  # (model, device), as ui.picker keys a model
@@ -34,8 +36,10 @@ def model_infos(models: dict[str, Key]) -> dict[str, ModelInfo]:
 
 
 def pick_models(device: str, container: Any) -> dict[str, Key] | None:
-    """The models picked (up to ``MAX_MODELS``, bound to the link), each loaded, {its name: its key} in the order
-    shown; None, with the reason shown, while one cannot load or the choice cannot be ranked."""
+    """The models picked (up to ``MAX_MODELS``, bound to the link) that load, {its name: its key} in the order shown.
+    One that cannot load (a hub id offline fails at once, ``models.hub_reachable``; the failure is remembered, as
+    the sidebar's) is said right under the picker and left out, so the others are still ranked; None, with the
+    reason shown, while the models that load cannot be ranked."""
     from bertviz_core.views.which_model import MAX_MODELS, check_models
 
     choices = [c for c in dict.fromkeys([BUNDLED_MODEL, *model_b_choices()]) if c != CUSTOM]
@@ -50,8 +54,9 @@ def pick_models(device: str, container: Any) -> dict[str, Key] | None:
             with st.spinner(f"Loading {choice}…"):
                 load_or_remember_failure((choice, device))
         except ValueError as err:
-            st.error(f"{literal(choice)} could not be loaded, so nothing is ranked: {literal(str(err))}", icon="⚠️")
-            return None
+            container.error(f"{literal(choice)} could not be loaded, so it is left out of the ranking: "
+                            f"{literal(str(err))}", icon="⚠️")
+            continue
         keys[choice] = (choice, device)
     try:
         check_models(list(keys), [model_of(key)[0] for key in keys.values()])
@@ -139,14 +144,21 @@ def _facts(model: tuple, key: Key) -> tuple[int, int | None]:
     return parameter_count(encoder.model), disk_bytes(encoder.info)
 
 
-def model_costs(models: dict[str, Key], texts: tuple[str, ...]) -> Any:
-    """``which_model.cost_table`` of the models: their facts, and the speed measured while each encoded ``texts``."""
-    from bertviz_core.views.which_model import cost_table
+def model_costs(models: dict[str, Key], texts: tuple[str, ...], stored: ModelStores | None = None) -> Any:
+    """``which_model.cost_table`` of the models: their facts, and each one's speed: measured while it encoded
+    ``texts`` here, or, when its vectors come from its store of ``stored``, what that store says of it."""
+    from bertviz_core.views.which_model import cost_table, encoding_speed, stored_speed
 
+    infos = {name: get_encoder(*key).info for name, key in models.items()}
     facts = {name: _facts(model_of(key), key) for name, key in models.items()}
-    return cost_table(list(models), {name: get_encoder(*key).info for name, key in models.items()},
-                      {name: f[0] for name, f in facts.items()}, {name: f[1] for name, f in facts.items()},
-                      {name: _speeds().get((model_of(key), digest(texts))) for name, key in models.items()})
+    if stored is None:
+        speeds = {name: encoding_speed(_speeds().get((model_of(key), digest(texts))), infos[name].device)
+                  for name, key in models.items()}
+    else:  # no model ran on the corpus: what each store recorded when it was built
+        named = store_names(stored)
+        speeds = {name: stored_speed(named[name][0], store.manifest) for name, store in stored.stores.items()}
+    return cost_table(list(models), infos, {name: f[0] for name, f in facts.items()},
+                      {name: f[1] for name, f in facts.items()}, speeds)
 
 
 def which_model_code(models: dict[str, Key], cells: dict[str, list[Cell]], corpus_code: str, task: Scoring) -> str:
