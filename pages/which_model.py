@@ -16,6 +16,7 @@ from bertviz_core.views.which_model import (
     model_cells,
     model_grid_figure,
     pairs_corpus,
+    shared_scale_sentence,
 )
 from ui import (
     chart, columns, corpus_digest, corpus_source, download_csv, ensure_app_navigation, literal, model_key, or_stop,
@@ -96,6 +97,7 @@ chart(layers_figure(ranked.table, order, scored_by.name, count), key="wm_layers_
 st.subheader("The cost beside the quality")
 table(model_costs(models, texts, stored), key="wm_costs", height=220)
 st.subheader("Each model's strategy × layer grid")
+st.caption(shared_scale_sentence(ranked.table))
 for i, (where, name) in enumerate(zip(columns(len(order)), order)):
     chart(model_grid_figure(ranked.table, name, scored_by.name), key=f"wm_grid_{i}", container=where)
 st.subheader("Every cell")

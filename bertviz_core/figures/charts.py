@@ -74,8 +74,8 @@ def heatmap_figure(
     each of ``best_cells`` (row, column) a red box; ``selectable`` adds an invisible marker on every cell, so a
     click selects it (plotly selects points, not heatmap cells); ``zrange`` fixes the colour scale's ends (e.g. a
     measure's own range, so that two tables read alike); ``undefined`` (rows, columns) of text says, where not
-    empty, why that cell (NaN) has no value ("not defined: <why>"): its hover shows it and the cell reads "not
-    defined", never "nan". Built as one dict: plotly's add_shape and update_layout calls cost more than the rest of
+    empty, why that cell (NaN) has no value ("not defined: <why>"): its hover shows it and the cell reads "—"
+    (the tables' mark of a missing value), never "nan". Built as one dict: plotly's add_shape and update_layout calls cost more than the rest of
     a page's rerun."""
     heatmap = dict(type="heatmap", z=matrix, x=plains(x_labels), y=plains(y_labels), colorscale=colorscale,
                    zmid=zmid, hovertemplate="%{y} · %{x}<br>%{z:.3f}<extra></extra>")
@@ -87,8 +87,8 @@ def heatmap_figure(
         hover = [[plain(why) if why else f"{v:.3f}" for why, v in zip(whys, values)]
                  for whys, values in zip(undefined, matrix)]
         heatmap |= dict(customdata=hover, hovertemplate="%{y} · %{x}<br>%{customdata}<extra></extra>")
-        if text is not None:  # two short lines fit a cell where one long one would spill onto its neighbours
-            text = np.where(said, "not<br>defined", text)
+        if text is not None:  # "not defined" overflowed a half-width grid's cell at 150 %: the hover says it
+            text = np.where(said, "—", text)
     if text is not None:
         heatmap |= dict(text=text, texttemplate="%{text}")
     shapes = [dict(type="line", xref="x", yref="paper", x0=col, x1=col, y0=1.0, y1=1.04,

@@ -87,17 +87,28 @@ def model_grid(table: pd.DataFrame, model: str) -> tuple[pd.DataFrame, list[tupl
     return grid, best, notes
 
 
+def shared_scale(table: pd.DataFrame) -> tuple[float, float] | None:
+    """The colour scale every model's grid shares: the lowest and the highest defined score of every model's cells
+    (None when no cell has one). A scale of each grid's own would colour an untrained twin's best cell as dark as
+    the trained model's."""
+    scores = table["score"].dropna()
+    return (float(scores.min()), float(scores.max())) if len(scores) else None
+
+
+def shared_scale_sentence(table: pd.DataFrame) -> str:
+    """What the grids' one colour scale spans, for a caption above them ('' when no cell has a score)."""
+    shared = shared_scale(table)
+    return "" if shared is None else (f"Every model's grid is coloured on one scale: {shared[0]:.2f} (lightest) to "
+                                      f"{shared[1]:.2f} (darkest), the lowest and highest score of every model's cells.")
+
+
 def model_grid_figure(table: pd.DataFrame, model: str, measure: str) -> go.Figure:
     """One model's strategy × layer grid (``model_grid``) as a heatmap, the best cells boxed, on the colour scale
-    that every model's grid shares: from the lowest to the highest score of every model's cells, said in the title.
-    A scale of each grid's own would colour an untrained twin's best cell as dark as the trained model's. A cell
-    whose score is not defined says so, and why, in place of "nan"."""
+    that every model's grid shares (``shared_scale``; ``shared_scale_sentence`` says so above the grids: in each
+    title it made the half-width grids' titles four lines long). A cell whose score is not defined says so, and
+    why, in place of "nan"."""
     grid, best, notes = model_grid(table, model)
-    scores = table["score"].dropna()
-    shared = (float(scores.min()), float(scores.max())) if len(scores) else None
-    scale = "" if shared is None else (f" · colours on one scale for every model: {shared[0]:.2f} (lightest) to "
-                                        f"{shared[1]:.2f} (darkest)")
-    return score_grid_figure(grid, f"{model}: {measure}{scale}", best, shared, notes)
+    return score_grid_figure(grid, f"{model}: {measure}", best, shared_scale(table), notes)
 
 
 def layers_figure(table: pd.DataFrame, order: Sequence[str], measure: str, count: str) -> go.Figure:

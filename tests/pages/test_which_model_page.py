@@ -174,8 +174,9 @@ def test_a_hub_id_offline_is_said_under_the_picker_and_the_other_models_are_rank
 
 
 @pytest.mark.slow
-def test_every_models_grid_is_coloured_on_one_scale_said_in_its_title() -> None:
-    """The untrained twin's grid is coloured on the trained model's scale, so its best cell is not as dark."""
+def test_every_models_grid_is_coloured_on_one_scale_said_above_them() -> None:
+    """The untrained twin's grid is coloured on the trained model's scale, so its best cell is not as dark; the
+    caption above the grids says so, and where the scale ends."""
     at = opened_with(wm_strats=["mean", "cls"], wm_layers=[3, 6])
     grids = [chart(at, f"wm_grid_{i}") for i in range(2)]
     scores = np.concatenate([plotly_array(grid["data"][0]["z"]).ravel().astype(float) for grid in grids])
@@ -183,15 +184,15 @@ def test_every_models_grid_is_coloured_on_one_scale_said_in_its_title() -> None:
     for grid in grids:
         heat = grid["data"][0]
         assert (heat["zmin"], heat["zmax"]) == pytest.approx((low, high))
-        title = grid["layout"]["title"]["text"].replace("<br>", " ")
-        assert f"colours on one scale for every model: {low:.2f} (lightest) to {high:.2f} (darkest)" in title, title
+    said = f"Every model's grid is coloured on one scale: {low:.2f} (lightest) to {high:.2f} (darkest)"
+    assert sum(said in caption.value for caption in at.caption) == 1, [c.value for c in at.caption]
 
 
 @pytest.mark.slow
 def test_a_score_that_is_not_defined_says_why_and_is_never_best() -> None:
     """[CLS] before any layer is one vector for every text: every pair's cosine is the same, and scipy's Spearman ρ is
-    NaN. The table says "not defined" and why, the grid cell reads "not defined" (its hover why), never "nan", and
-    the cell is never best."""
+    NaN. The table says "not defined" and why, the grid cell reads "—" (its hover "not defined" and why), never
+    "nan", and the cell is never best."""
     at = opened_with(wm_task="pairs", wm_strats=["cls"], wm_layers=[0, 6])
     rows = shown(at)
     undefined = rows[rows["layer"] == 0]
@@ -201,7 +202,7 @@ def test_a_score_that_is_not_defined_says_why_and_is_never_best() -> None:
     for i in range(2):
         heat = chart(at, f"wm_grid_{i}")["data"][0]
         text = [str(cell) for line in heat["text"] for cell in line]
-        assert "not<br>defined" in text and not any("nan" in cell.lower() for cell in text), text
+        assert "—" in text and not any("nan" in cell.lower() for cell in text), text
         assert f"not defined: {NO_ORDER}" in [cell for line in heat["customdata"] for cell in line]
     assert set(table(at, "wm_leaderboard")["layer"].astype(int)) == {6}
 
