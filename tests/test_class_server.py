@@ -1,6 +1,7 @@
 """The class server (`make serve`, bertviz_core/runtime/class_server.py) in a real browser, through HAProxy in front
 of 2 Streamlit processes: two browsers land on different processes and each sees only its own texts; an upload, a
-CSV download and a share link reopened in a fresh context work through the proxy. Three page visits in all."""
+CSV download, a chart's PNG export and a share link reopened in a fresh context work through the proxy. Three page
+visits in all."""
 from __future__ import annotations
 
 import os
@@ -79,6 +80,11 @@ def test_two_browsers_on_two_processes_with_upload_download_and_share_link(
     rows = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
     assert rows[0].startswith("text,label,pc1,pc2") and len(rows) == 1 + len(UPLOADED)
     assert sorted(row.split(",")[0] for row in rows[1:]) == sorted(t for t, _ in UPLOADED)
+    chart = b.locator(".st-key-sp_cell_map .js-plotly-plot")
+    chart.hover()  # plotly shows its toolbar on hover
+    with b.expect_download() as image:  # the PNG export: plotly draws it in the page, of the figure the process sent
+        chart.locator(".modebar-btn[data-title='Download plot as a PNG' i]").click()
+    assert Path(image.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     assert {process_of(first), process_of(second)} == {"p1", "p2"}  # two browsers, two processes
     assert "zebra" in shown(a) and "quokka" not in shown(a)
