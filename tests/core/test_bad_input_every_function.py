@@ -65,7 +65,7 @@ EXEMPT: dict[str, str] = {
                               "tests/pages/test_which_model_page.py pins each, its bad input included"
        for name in ("check_models", "cost_table", "disk_bytes", "layer_choices", "layers_figure", "leaderboard",
                     "model_cells", "model_grid", "model_grid_figure", "pairs_corpus", "parameter_count",
-                    "encoding_speed", "stored_speed")},
+                    "encoding_speed", "stored_speed", "shared_scale", "shared_scale_sentence")},
     "word_vectors.distinct": "takes word_strategies' own registry, never a user's input",
     "token_index.build_index": "fills token_index's index from its own encodings",
     "pooling.supported_strategies": "reads ModelInfo.has_pooler",
