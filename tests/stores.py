@@ -17,11 +17,12 @@ def topics_store(folder: Path) -> str:
                       shard_rows=64).store
 
 
-def model_stores(folder: Path) -> dict[str, str]:
+def model_stores(folder: Path, names: tuple[str, ...] = ("bundled", "twin", "twin_fewer", "twin_unlabelled"),
+                 ) -> dict[str, str]:
     """The built-in corpus precomputed from one file with two models (mean and [CLS] at layers 3 and 6, labelled,
     nothing else): "bundled" (the bundled model) and "twin" (its untrained twin); and, refused beside them, the
     twin on the first 100 rows ("twin_fewer": other texts) and on the texts alone ("twin_unlabelled": no labels).
-    {name: the store's folder}, each folder named as the server offers it."""
+    {name: the store's folder} of those in ``names``, each folder named as the server offers it."""
     from bertviz_core.corpora import news_topics
     from bertviz_core.model.models import UNTRAINED_TWIN
     from bertviz_core.precompute.request import Request
@@ -35,6 +36,8 @@ def model_stores(folder: Path) -> dict[str, str]:
     for name, model, file in (("bundled", None, "news.csv"), ("twin", UNTRAINED_TWIN, "news.csv"),
                               ("twin_fewer", UNTRAINED_TWIN, "fewer.csv"),
                               ("twin_unlabelled", UNTRAINED_TWIN, "texts.csv")):
+        if name not in names:
+            continue
         request = Request(model=model, strategies=["mean", "cls"], layers=[3, 6], index="never")
         made[name] = precompute(str(folder / file), str(folder / name), request, shard_rows=64).store
     return made
