@@ -287,6 +287,9 @@ def test_two_stores_of_one_corpus_rank_as_rank_models_on_their_vectors_without_a
         model_calls: list[int]) -> None:
     at = open_on_stores(monkeypatch, store_folders, "bundled", "twin", model_calls)
     assert not at.exception and not at.error, [e.value for e in at.error]
+    for model in (BUNDLED_MODEL, UNTRAINED_TWIN):  # the default 14 cells: every one the stores lack is accounted for
+        assert f"{model}: its store holds 4 of the 14 chosen cells, and only those are scored: mean at layer 3, " \
+               "mean at layer 6, cls at layer 3, cls at layer 6." in messages(at).replace("\\", ""), messages(at)
     stores = {BUNDLED_MODEL: open_store(store_folders["bundled"]), UNTRAINED_TWIN: open_store(store_folders["twin"])}
     chosen = matched_stores(stores, {BUNDLED_MODEL: bundled.info.identity, UNTRAINED_TWIN: twin.info.identity})
     stored = [Cell(s, layer) for s in ("mean", "cls") for layer in (3, 6)]  # the stores hold layers 3 and 6 alone

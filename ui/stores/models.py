@@ -64,12 +64,14 @@ def store_names(chosen: ModelStores) -> dict[str, tuple[str, float]]:
 
 def held_model_cells(chosen: ModelStores, models: dict[str, Key],
                      cells: dict[str, list[Cell]]) -> dict[str, list[Cell]]:
-    """Each model's chosen ``cells`` its store holds; the texts its model cut (from the store's counts) and the
-    sample scored are said, and the page stopped, with what the stores hold, while a model's store holds none of them."""
+    """Each model's chosen ``cells`` its store holds; the chosen cells a store lacks, the texts its model cut (from
+    the store's counts) and the sample scored are said, and the page stopped, with what the stores hold, while a
+    model's store holds none of them."""
+    from bertviz_core.figures.charts import layer_label
     from bertviz_core.model.lengths import cut_note
     from bertviz_core.precompute.measures import chosen_cells, sample_note
 
-    held, notes = {}, []
+    held, notes, partial = {}, [], []
     for model, store in chosen.stores.items():
         wanted = cells[model]
         held[model] = [cell for cell in chosen_cells(store, list(dict.fromkeys(c.strategy for c in wanted)),
@@ -79,9 +81,15 @@ def held_model_cells(chosen: ModelStores, models: dict[str, Key],
                     f"{literal(', '.join(store.manifest['columns']))}. Choose those strategies and layers above.",
                     icon="🗄️")
             st.stop()
+        if len(held[model]) < len(wanted):
+            partial.append(f"{literal(model)}: its store holds {len(held[model])} of the {len(wanted)} chosen cells, "
+                           "and only those are scored: "
+                           + ", ".join(f"{cell.strategy} at {layer_label(cell.layer)}" for cell in held[model]) + ".")
         note = cut_note(model_info(*models[model]).max_length, store.rows["dropped"].tolist(), "stored text")
         if note:
             notes.append(f"{literal(model)}: {note}")
+    if partial:
+        st.info("\n\n".join(partial), icon="🗄️")
     cut_warning("\n\n".join(notes) or None)
     st.caption(literal(sample_note(chosen.sample)))
     return held
