@@ -105,11 +105,12 @@ def main() -> None:
     parser.add_argument("--texts", type=int, default=20_000, help="corpus size of the throughput table (0: skip it)")
     parser.add_argument("--memory-rows", type=int, default=100_000, help="rows of the memory figure (0: skip it)")
     parser.add_argument("--device", default="auto")
+    parser.add_argument("--no-ray", action="store_true", help="leave out the Ray runs (a machine without Ray)")
     arguments = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bench-precompute-"))
     try:
         if arguments.texts:
-            throughput(corpus(arguments.texts), folder, arguments.device)
+            throughput(corpus(arguments.texts), folder, arguments.device, not arguments.no_ray)
         if arguments.memory_rows:
             memory(arguments.memory_rows, folder, arguments.device)
     finally:
@@ -125,22 +126,24 @@ def corpus(rows: int) -> list[str]:
     return [f"{i}. {text}" for i, text in enumerate(short[:rows])]
 
 
-def throughput(texts: list[str], folder: Path, device: str) -> None:
-    """The throughput table and each store's largest difference from Encoder.embed."""
+def throughput(texts: list[str], folder: Path, device: str, with_ray: bool = True) -> None:
+    """The throughput table and each store's largest difference from Encoder.embed (the Ray rows when
+    ``with_ray``)."""
     pd.DataFrame({"text": texts}).to_csv(folder / "corpus.csv", index=False)
     encoder = load_encoder(None, device)
     began = time.perf_counter()
     embedded = encoder.embed(texts)
     timings = {"Encoder.embed": time.perf_counter() - began}
     expected = pooled_columns(embedded, store_columns(encoder, None, None))  # what each store must hold
-    runs = {"local engine": {}, "ray, 1 actor": {"engine": "ray", "actors": 1},
-            "ray, 2 actors": {"engine": "ray", "actors": 2}}
-    # one local Ray for both ray runs: a second start in one process can lose the package sent to its workers
-    import ray
+    runs = {"local engine": {}}
+    if with_ray:
+        runs.update({"ray, 1 actor": {"engine": "ray", "actors": 1}, "ray, 2 actors": {"engine": "ray", "actors": 2}})
+        # one local Ray for both ray runs: a second start in one process can lose the package sent to its workers
+        import ray
 
-    from bertviz_core.precompute.ray_engine import RUNTIME_ENV
+        from bertviz_core.precompute.ray_engine import RUNTIME_ENV
 
-    ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False, runtime_env=RUNTIME_ENV)
+        ray.init(num_cpus=os.cpu_count(), include_dashboard=False, log_to_driver=False, runtime_env=RUNTIME_ENV)
     differences = {}
     for name, options in runs.items():
         out = folder / name.replace(" ", "").replace(",", "-")
@@ -156,7 +159,8 @@ def throughput(texts: list[str], folder: Path, device: str) -> None:
         store = open_store(str(out))
         differences[name] = max(float(np.abs(store.vectors(strategy, layer) - vectors).max())
                                 for (strategy, layer), vectors in expected.items())
-    ray.shutdown()
+    if with_ray:
+        ray.shutdown()
     timings.update(sentence_transformers(texts, encoder.info.device))
     print(f"{len(texts):,} texts, {encoder.info.name} on {encoder.info.device}, {os.cpu_count()} cores")
     print(f"{'':34}{'seconds':>9}{'texts/s':>9}{'vs embed':>10}{'max |store - embed|':>21}")

@@ -50,15 +50,17 @@ def main() -> None:
     parser.add_argument("--compare", action="store_true", help="two models' cells, one at a time and on every core")
     parser.add_argument("--vectors", type=Path, help="with --compare: the cells' vectors, read when the file exists, "
                                                      "else encoded and written there (.npz)")
+    parser.add_argument("--device", default="cpu", help="where the texts are encoded: cpu (default), cuda or auto; "
+                                                        "the probe itself runs on the CPU cores either way")
     args = parser.parse_args()
     if args.compare:
-        compare(args.rows or 2000, args.vectors)
+        compare(args.rows or 2000, args.vectors, args.device)
         return
     args.rows = args.rows or 5000
     news = news_topics()
     texts = [f"{news.text[i % len(news)]} ({i})" for i in range(args.rows)]
     labels = [news.label[i % len(news)] for i in range(args.rows)]
-    encoder = load_encoder(device="cpu")
+    encoder = load_encoder(device=args.device)
     start = time.perf_counter()
     pooled = encoder.embed(texts, list(DEFAULT_STRATEGIES))
     encoded = time.perf_counter() - start
@@ -77,7 +79,7 @@ def load() -> str:
     return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def compare(rows: int, vectors: Path | None = None) -> None:
+def compare(rows: int, vectors: Path | None = None, device: str = "cpu") -> None:
     """Two models' probe cells three ways (see the module's docstring), on the same vectors."""
     news = news_topics()
     texts = [f"{news.text[i % len(news)]} ({i})" for i in range(rows)]
@@ -90,10 +92,10 @@ def compare(rows: int, vectors: Path | None = None) -> None:
     else:
         cells = []
         for model in (None, UNTRAINED_TWIN):
-            encoder = load_encoder(model, device="cpu")
+            encoder = load_encoder(model, device=device)
             start = time.perf_counter()
             pooled = encoder.embed(texts, list(COMPARED))
-            print(f"{encoder.info.name}: {rows:,} texts encoded in {time.perf_counter() - start:.1f} s")
+            print(f"{encoder.info.name} on {encoder.info.device}: {rows:,} texts encoded in {time.perf_counter() - start:.1f} s")
             cells += [pooled[s][:, layer] for s in COMPARED for layer in range(encoder.info.num_layers + 1)]
         if vectors is not None:
             np.savez(vectors, cells=np.stack(cells))

@@ -45,7 +45,12 @@ def test_completeness_on_a_tiny_random_model_converges_with_the_steps(tiny: Enco
               for steps in (2, 32)]
     r = pair_attribution(tiny, FIRST, SECOND, strategy, steps=32, at_layer=0)
     assert r.score == pytest.approx(cosine(tiny, strategy, tiny.info.num_layers, FIRST, SECOND), abs=1e-5)
-    assert errors[1] <= max(0.02 * abs(r.score), 1e-6) and errors[1] <= errors[0] + 1e-9
+    assert errors[1] <= max(0.02 * abs(r.score), 1e-6)
+    # Max pooling's integrand jumps where a dimension's argmax token changes along the path, so its error is not
+    # monotone in the steps (on the CPU 1.6e-3, 8.0e-4, 2.5e-3, 3.1e-4, 7.8e-4 at 2, 4, 8, 16, 32 steps; a GPU's
+    # rounding reorders them again); the smooth strategies' error falls.
+    if strategy != "max":
+        assert errors[1] <= errors[0] + 1e-9
 
 
 def test_swapping_the_texts_transposes_the_matrix(bundled: Encoder) -> None:
