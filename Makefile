@@ -11,9 +11,12 @@ PYTEST := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
 TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: run serve test test-fast browser haproxy screenshots
+# The install ends by compiling umap's functions into numba's cache in the venv, so that no first map (the app's,
+# a precompute's, a test's) compiles them (about 50 s of CPU).
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(PY) -c "from bertviz_core.measures.projection import compile_umap; compile_umap()"
 	touch $@
 
 run: $(VENV)/.installed

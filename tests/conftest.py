@@ -228,7 +228,8 @@ def server() -> str:
     test workers included (its caches warm once), started by the first test that needs it, stopped by
     ``pytest_unconfigure``. It takes the threads of the worker that starts it (its share of the cores): OpenMP
     threads for every core beside busy workers wait busily and ran probe cells 9x slower. Its output goes to
-    ``server_log``, unbuffered."""
+    ``server_log``, unbuffered. It warms up as a deployed server does (its first visit starts the background
+    warm-up of every page's default view), and writes its model runs to ``server_runs``."""
     from filelock import FileLock
     from live_app import start_app
 
@@ -236,7 +237,8 @@ def server() -> str:
     with FileLock(str(written) + ".lock"):
         if not written.exists():
             with (written.parent / "server.log").open("w") as sink:  # the child keeps its own copy of the file
-                app = start_app(env={"PYTHONUNBUFFERED": "1"}, sink=sink)
+                app = start_app(env={"PYTHONUNBUFFERED": "1", "BERTVIZ_WARM_UP": "1",
+                                     "BERTVIZ_RUN_LOG": str(written.parent / "runs.log")}, sink=sink)
             written.write_text(json.dumps({"url": app.url, "pid": app.pid}))
     return json.loads(written.read_text())["url"]
 
@@ -245,6 +247,12 @@ def server() -> str:
 def server_log(server: str) -> Path:
     """Everything the shared ``server`` has written to stdout and stderr since it started."""
     return Path(os.environ[SHARED_SERVER]) / "server.log"
+
+
+@pytest.fixture(scope="session")
+def server_runs(server: str) -> Path:
+    """The shared ``server``'s run log (``BERTVIZ_RUN_LOG``): a line per model run, and "warm-up done"."""
+    return Path(os.environ[SHARED_SERVER]) / "runs.log"
 
 
 @pytest.fixture(scope="session")

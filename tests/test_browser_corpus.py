@@ -13,7 +13,7 @@ from browser_views import (
     scatter_grid_drawn,
     wait_for_chart,
 )
-from live_app import running_app, wait_idle
+from live_app import wait_idle
 
 require_chromium()
 
@@ -106,23 +106,20 @@ def test_sentence_pooling_upload_shows_progress_then_grid(server: str, browser: 
     done(page)
 
 
-def test_a_warm_first_visit_to_sentence_pooling_runs_no_model(browser: Browser, tmp_path: Path) -> None:
+def test_a_warm_first_visit_to_sentence_pooling_runs_no_model(server: str, server_runs: Path, browser: Browser) -> None:
     import time
 
-    log = tmp_path / "runs.log"
-    with running_app(env={"BERTVIZ_RUN_LOG": str(log), "BERTVIZ_WARM_UP": "1"}) as app:
-        home = open_view(browser, app.url)  # the first visit starts the model loading and the warm-up
-        deadline = time.time() + 900  # the warm-up runs at the lowest CPU priority: beside a busy process, slowly
-        while "warm-up done" not in (log.read_text() if log.exists() else "") and time.time() < deadline:
-            time.sleep(0.5)  # a condition polled: the server's run log, another process's file, says when
-        runs_before = log.read_text().count("model run")
-        assert "warm-up done" in log.read_text() and runs_before >= 3  # news, reference corpus index and pooling
-        done(home)
-        page = open_view(browser, f"{app.url}/sentence_pooling")  # a new visitor
-        wait_for_chart(page, "silhouette (cosine) per strategy × layer")
-        assert all(count > 100 for count in scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])["counts"])
-        assert log.read_text().count("model run") == runs_before  # the grid came from the warm-up: no encoding
-        done(page)
+    done(open_view(browser, server))  # the server's first visit (whichever browser test came first) starts the warm-up
+    deadline = time.time() + 900  # the warm-up runs at the lowest CPU priority: beside a busy process, slowly
+    while "warm-up done" not in (server_runs.read_text() if server_runs.exists() else "") and time.time() < deadline:
+        time.sleep(0.5)  # a condition polled: the server's run log, another process's file, says when
+    runs_before = server_runs.read_text().count("model run")
+    assert "warm-up done" in server_runs.read_text() and runs_before >= 3  # news, reference corpus index and pooling
+    page = open_view(browser, f"{server}/sentence_pooling")  # a new visitor
+    wait_for_chart(page, "silhouette (cosine) per strategy × layer")
+    assert all(count > 100 for count in scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])["counts"])
+    assert server_runs.read_text().count("model run") == runs_before  # the grid came from the warm-up: no encoding
+    done(page)
 
 
 def test_similar_contexts_lists_different_neighbours_at_layer_1_and_the_last(server: str, browser: Browser) -> None:

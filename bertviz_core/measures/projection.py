@@ -71,6 +71,15 @@ def umap_module() -> ModuleType:
     return umap
 
 
+def compile_umap() -> None:
+    """Compile umap's functions into numba's on-disk cache once per install (``make``'s install step runs it):
+    compiling takes about 50 s of CPU, which otherwise falls on the first map of every fresh install's first
+    visitor, precompute or test."""
+    rng = np.random.default_rng(0)
+    for dtype in (np.float32, np.float64):  # the app's vectors, and numpy's default
+        _umap(rng.normal(size=(40, 16)).astype(dtype))
+
+
 def _umap(vectors: np.ndarray) -> np.ndarray:
     umap = umap_module()
     with warnings.catch_warnings():  # "n_jobs overridden by setting random_state": the seed is the point
