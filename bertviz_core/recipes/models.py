@@ -6,7 +6,7 @@ import textwrap
 
 from bertviz_core.measures.pooling import POOLINGS
 from bertviz_core.measures.similarity import SILHOUETTE_SAMPLE
-from bertviz_core.measures.task_measures import PROBE_CODE
+from bertviz_core.measures.task_measures import NO_ORDER, PROBE_CODE
 from bertviz_core.model.models import ModelInfo
 from bertviz_core.recipes.common import TRIM_CODE, load_lines
 from bertviz_core.recipes.sentences import correction_lines
@@ -149,11 +149,13 @@ def which_model(models: dict[str, tuple[ModelInfo, list[tuple[str, int]]]], corp
                  "row = {text: i for i, text in enumerate(texts)}\n"
                  "first_rows, second_rows = [row[t] for t in pairs['sentence1']], [row[t] for t in pairs['sentence2']]"
                  "\n\ndef score(x):\n"
+                 "    if (x == x[0]).all():   # one vector for every text: no order to correlate, not defined\n"
+                 "        return float('nan')\n"
                  "    first, second, reference = x[first_rows], x[second_rows], x   # a correction is fitted on x\n"
                  + textwrap.indent(correction_lines(correction), "    ")
                  + "    cosines = (first * second).sum(1) / (np.linalg.norm(first, axis=1) * np.linalg.norm(second, "
                  "axis=1))\n"
-                 "    return spearmanr(cosines, pairs['score']).statistic\n")
+                 "    return spearmanr(cosines, pairs['score']).statistic if np.ptp(cosines) > 0 else float('nan')\n")
     elif measure == "silhouette":
         score = ("from sklearn.metrics import silhouette_score\n\n"
                  f"def score(x):   # cosine; a corpus over {SILHOUETTE_SAMPLE:,} texts is scored on a fixed sample\n"
@@ -185,13 +187,18 @@ def which_model(models: dict[str, tuple[ModelInfo, list[tuple[str, int]]]], corp
         "            found[(strategy, layer)].append(vector.numpy())\n"
         "    return {cell: np.stack(v).astype(np.float64) for cell, v in found.items()}\n\n\n"
         + corpus_code + score + "\n"
+        f"undefined = {NO_ORDER if measure == 'spearman' else 'its score is not a number for these vectors'!r}\n"
         "scores = {}   # (model, strategy, layer): score\n"
         "for name, load, cells in [\n" + runs + "]:\n"
         "    for (strategy, layer), x in cell_vectors(*load(), texts, cells).items():\n"
         "        scores[(name, strategy, layer)] = score(x)\n"
+        "for (name, strategy, layer), value in scores.items():\n"
+        "    if np.isnan(value):   # never a best\n"
+        "        print(f'{name}: {strategy} at layer {layer} is not defined: {undefined}')\n"
         "leaderboard = {}   # each model's best cell\n"
         "for (name, strategy, layer), value in sorted(scores.items(), key=lambda item: -item[1]):\n"
-        "    leaderboard.setdefault(name, (strategy, layer, value))\n"
+        "    if not np.isnan(value):\n"
+        "        leaderboard.setdefault(name, (strategy, layer, value))\n"
         "for name, (strategy, layer, value) in leaderboard.items():\n"
         f"    print(f'{{name}}: {{strategy}} at layer {{layer}}, {measure} {{value:.3f}}')\n"
     )

@@ -7,6 +7,8 @@ while the other models are ranked; every model's grid on one colour scale; a sco
 best; bad input as a message alone. The protocols against scikit-learn and scipy are in core/test_model_choice.py."""
 from __future__ import annotations
 
+import contextlib
+import io
 import time
 from pathlib import Path
 
@@ -236,8 +238,12 @@ def test_the_spearman_code_panel_reproduces_every_models_scores() -> None:
     on_screen = shown(at)
     code = " ".join(c.value for c in open_code_panels(at).code)
     found: dict = {}
-    exec(code, found)  # noqa: S102 - the panel's code, as a reader would run it
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        exec(code, found)  # noqa: S102 - the panel's code, as a reader would run it
     assert set(found["scores"]) == set(zip(on_screen["model"], on_screen["strategy"], on_screen["layer"]))
+    # the undefined cells are said with the reason the page gives, and never a model's best
+    assert f"cls at layer 0 is not defined: {NO_ORDER}" in printed.getvalue()
+    assert not any(np.isnan(value) for *_, value in found["leaderboard"].values())
     ran = [found["scores"][(row.model, row.strategy, row.layer)] for row in on_screen.itertuples()]
     # every model's every cell, as the table shows it (3 decimals); [CLS] at layer 0 is one vector for every text:
     # no correlation, NaN on both sides
