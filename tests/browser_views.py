@@ -57,6 +57,7 @@ _SHARED: dict[int, BrowserContext] = {}  # per browser: the context that views s
 # boots the app's scripts from nothing.
 _IDLE_TABS: dict[int, list[Page]] = {}
 _FRESH_TABS: dict[int, list[Page]] = {}
+_FRESH_CONTEXTS: set[int] = set()  # the contexts ``tab`` made for fresh tabs: only their tabs go back to that pool
 
 
 def tab(browser: Browser, fresh: bool = False) -> Page:
@@ -64,7 +65,11 @@ def tab(browser: Browser, fresh: bool = False) -> Page:
     cookie or storage left (a reused one served only other tests' views, never the view that made a link)."""
     if fresh:
         idle = _FRESH_TABS.setdefault(id(browser), [])
-        return idle.pop() if idle else still_context(browser, viewport=VIEWPORT).new_page()
+        if idle:
+            return idle.pop()
+        context = still_context(browser, viewport=VIEWPORT)
+        _FRESH_CONTEXTS.add(id(context))
+        return context.new_page()
     if id(browser) not in _SHARED:
         _SHARED[id(browser)] = still_context(browser, viewport=VIEWPORT)
     idle = _IDLE_TABS.setdefault(id(_SHARED[id(browser)]), [])
@@ -83,8 +88,12 @@ def open_view(browser: Browser, url: str, fresh: bool = False) -> Page:
 
 def done(page: Page) -> None:
     """End a view ``open_view`` or ``tab`` gave: its session ends (the tab leaves for about:blank) and the tab waits
-    for the next view; a fresh one first loses its cookies and storage."""
+    for the next view; a fresh one first loses its cookies and storage. A tab of another context (a test's own,
+    of another size) is closed: it must never serve a later view as a fresh one."""
     shared = page.context in _SHARED.values()
+    if not shared and id(page.context) not in _FRESH_CONTEXTS:
+        page.close()
+        return
     if not shared:
         page.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }")
         page.context.clear_cookies()
