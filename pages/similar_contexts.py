@@ -6,7 +6,7 @@ from bertviz_core.corpora import TUTORIAL
 from bertviz_core.corpora.tutorial import query_token
 from bertviz_core.figures import layer_label
 from bertviz_core.model.lengths import cut_note
-from bertviz_core.measures.neighbours import MIN_CONTEXTS, MIN_TEXTS, own_sentences, word_contextuality
+from bertviz_core.measures.neighbours import MIN_CONTEXTS, MIN_TEXTS, own_sentences
 from bertviz_core.views.page_views import fewer_tokens_note, neighbours_listed
 from bertviz_core.views.similar_contexts import share_said
 from bertviz_core.measures.pooling import POOLINGS, supported_strategies
@@ -16,7 +16,7 @@ from ui import (
     chart, choose, columns, contextuality_view, corpus_contextuality, corpus_digest, corpus_lengths, corpus_source,
     cut_warning, download_csv, embed_corpus, encode_texts, encoder, ensure_app_navigation, int_slider, literal,
     measures_view, model_input, model_key, neighbour_summary, or_stop, sentence_neighbours, store_view, table,
-    teaching_panel, token_index, token_neighbours, with_progress, text_bind,
+    teaching_panel, token_index, token_neighbours, with_progress, text_bind, word_contextuality,
 )
 
 ensure_app_navigation()
@@ -138,7 +138,7 @@ st.caption(
 )
 measures = corpus.table
 try:
-    measures = measures.merge(word_contextuality(index, word, corpus), on="layer")
+    measures = measures.merge(word_contextuality(model_key(), corpus_id, word, index, corpus), on="layer")
 except ValueError as err:
     st.info(literal(str(err)), icon="🔎")
 measures_view(measures, "sc", "Contextuality by layer", "contextuality.csv")

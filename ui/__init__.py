@@ -11,7 +11,7 @@ presentation mode), ``uploads`` (a CSV upload as a page's corpus), ``text_picker
 from ui.cached import (
     compared, corpus_contextuality, corpus_lengths, correlation_scores, map_cell, masked_lens, masks,
     neighbour_summary, pooling_cell, probe_cell, sentence_neighbours, task_scoring, token_neighbours, tokenize_text,
-    vocabulary, word_occurrences,
+    vocabulary, word_contextuality, word_occurrences,
 )
 from ui.display import (
     chart, cut_warning, download_csv, download_npy, int_slider, literal, or_stop, probe_grids_view, progress_over,
@@ -78,7 +78,7 @@ from ui.widgets import (
 __all__ = [
     "active_info", "aligned_pair", "allowed_models", "apply_preset", "at_low_priority", "attention_summary",
     "attention_weights", "attribution", "attribution_code", "BUNDLED_MODEL", "chart", "choose", "columns",
-    "compared", "comparison_code", "contextuality_view", "corpus_contextuality", "corpus_digest",
+    "compared", "comparison_code", "word_contextuality", "contextuality_view", "corpus_contextuality", "corpus_digest",
     "corpus_downloads", "corpus_lengths", "corpus_source", "correlation_scores", "cut_notice", "cut_warning",
     "cut_warnings", "detached", "download_csv", "download_npy", "embed_corpus", "encode_texts", "encoder",
     "ensure_app_navigation", "failed_models", "forget_shared_senses", "get_encoder", "head_label", "held_model_cells",
