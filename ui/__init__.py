@@ -78,7 +78,7 @@ from ui.widgets import (
 __all__ = [
     "active_info", "aligned_pair", "allowed_models", "apply_preset", "at_low_priority", "attention_summary",
     "attention_weights", "attribution", "attribution_code", "BUNDLED_MODEL", "chart", "choose", "columns",
-    "compared", "comparison_code", "word_contextuality", "contextuality_view", "corpus_contextuality", "corpus_digest",
+    "compared", "comparison_code", "contextuality_view", "corpus_contextuality", "corpus_digest",
     "corpus_downloads", "corpus_lengths", "corpus_source", "correlation_scores", "cut_notice", "cut_warning",
     "cut_warnings", "detached", "download_csv", "download_npy", "embed_corpus", "encode_texts", "encoder",
     "ensure_app_navigation", "failed_models", "forget_shared_senses", "get_encoder", "head_label", "held_model_cells",
@@ -94,5 +94,5 @@ __all__ = [
     "score_grid_view", "scored_pairs", "sentence_neighbours", "set_shared_senses", "shared_senses", "show_in_picker",
     "store_view", "strategy_label", "table", "task_scoring", "teaching_panel", "text_bind", "texts_edited",
     "token_index", "token_neighbours", "tokenization_table", "tokenize_text", "vocabulary", "with_progress",
-    "word_occurrences",
+    "word_contextuality", "word_occurrences",
 ]
