@@ -18,8 +18,10 @@ from bertviz_core.views.page_registry import PAGES, PageEntry
 
 
 class KilledMidJob(Offload):
-    """The server's worker, killed with SIGKILL (as the kernel's out-of-memory killer would) at the first progress
-    its job reports, the first ``kills`` times it runs a job."""
+    """The server's worker, killed with SIGKILL (as the kernel's out-of-memory killer would) when it first says
+    what it is doing (it is about to load the model, a second or more), the first ``kills`` times it runs a job.
+    Not at its first progress report: a 13-text job reports once, as its only batch ends, and its result may be
+    in the pipe before the kill lands, which the caller rightly takes as a finished job."""
 
     def __init__(self, kills: int) -> None:
         super().__init__(idle_seconds=600)
@@ -27,11 +29,16 @@ class KilledMidJob(Offload):
 
     def run(self, job: str, model: str | None, device: str, texts: Any, progress: Any = None, **options: Any) -> Any:
         def killing(done: int, total: int) -> None:
-            if self.kills and self.pid is not None:  # the worker has started and reports its job's progress
-                self.kills -= 1
-                os.kill(self.pid, signal.SIGKILL)
             if progress is not None:
                 progress(done, total)
+
+        def stage(text: str) -> None:
+            if self.kills and self.pid is not None:  # a message from the worker, not "starting the worker"
+                self.kills -= 1
+                os.kill(self.pid, signal.SIGKILL)
+            if hasattr(progress, "stage"):
+                progress.stage(text)
+        killing.stage = stage  # type: ignore[attr-defined]  # Offload.run tells a progress's stage method
         return super().run(job, model, device, texts, killing, **options)
 
 
