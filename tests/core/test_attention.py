@@ -128,7 +128,7 @@ def test_rollout_mean_weights_token_view_and_thumbnails_match_numpy() -> None:
 
 
 def test_the_recipe_reproduces_the_head_view_and_statistics(bundled: Encoder) -> None:
-    from test_recipes import run
+    from recipe_runs import run
 
     ns = run(recipes.attention(bundled.info, TUTORIAL, None, 3, [2, 5], 10))
     (weights,) = bundled.attentions([TUTORIAL])

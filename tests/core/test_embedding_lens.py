@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import FAMILY_NAMES
-from test_recipes import run
+from recipe_runs import run
 
 from bertviz_core import Encoder, recipes
 from bertviz_core.words.embedding_lens import nearest_input_embeddings

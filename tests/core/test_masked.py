@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 from conftest import DEVICE, FAMILY_NAMES, MLM_NAMES
-from test_recipes import run
+from recipe_runs import run
 from transformers import AutoConfig, AutoModelForMaskedLM, AutoTokenizer, DebertaV2ForMaskedLM, pipeline
 
 from bertviz_core import Encoder, describe, load_encoder, recipes

@@ -203,7 +203,7 @@ def test_index_rows_name_whole_words(bundled: Encoder) -> None:
 
 @pytest.mark.slow
 def test_the_recipe_reproduces_the_neighbours_and_the_measures(bundled: Encoder) -> None:
-    from test_recipes import run
+    from recipe_runs import run
 
     from bertviz_core import recipes
     from bertviz_core.measures.neighbours import contextuality, own_sentences, word_contextuality

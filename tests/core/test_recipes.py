@@ -3,14 +3,13 @@ bundled model, and every recipe on every model of the model-family fixture (test
 masked-LM recipes' family loop is in core/test_masked.py."""
 from __future__ import annotations
 
-import contextlib
-import io
 from functools import cache
 
 import numpy as np
 import pytest
 from conftest import BASE_NAMES, assert_top_k, token_rows
 from model_family import SENTENCES
+from recipe_runs import run
 
 from bertviz_core import Encoder, recipes
 from bertviz_core.measures.attention import head_statistics, mean_weights, rollout, statistic_grid, token_roles
@@ -24,14 +23,6 @@ from bertviz_core.measures.similarity import CORRECTIONS, METRICS, fit_correctio
 from bertviz_core.measures.task_measures import correlation, distinct_rows, probe, probe_plan
 from bertviz_core.model.token_index import token_index
 from bertviz_core.words.word_vectors import SUBWORD_RULES, stack, word_strategies
-
-
-def run(code: str) -> dict:
-    """Execute a recipe in a fresh namespace, its prints swallowed; return its variables."""
-    namespace: dict = {}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(code, "<recipe>", "exec"), namespace)  # noqa: S102 - our own generated code
-    return namespace
 
 
 def test_tokenization_recipe(bundled: Encoder) -> None:

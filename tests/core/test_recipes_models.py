@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from model_family import SENTENCES
-from test_recipes import run
+from recipe_runs import run
 
 from bertviz_core import Encoder, load_encoder, recipes
 from bertviz_core.measures.cka import cka_matrix

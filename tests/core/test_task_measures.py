@@ -12,7 +12,7 @@ from sklearn.manifold import trustworthiness
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from test_recipes import run
+from recipe_runs import run
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from bertviz_core import Encoder, recipes

@@ -14,7 +14,7 @@ from live_app import CHROMIUM, wait_idle
 from page_checks import LONG, PageChecks, slider, typed
 from streamlit.testing.v1 import AppTest
 from test_embedding_lens import narrow
-from test_recipes import run
+from recipe_runs import run
 
 from bertviz_core import Encoder, recipes
 from bertviz_core.words.embedding_lens import nearest_input_embeddings
