@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from page_checks import checks
 from test_uploads import open_upload
+
+import ui.results
 from ui.page_parts.compare_models import MODEL_B
 from ui.picker import CUSTOM
 
@@ -61,7 +63,12 @@ def on_tiny(folder: Path, second: Path) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("entry", SAMPLING, ids=[entry.url_path for entry in SAMPLING])
-def test_a_page_that_scores_a_sample_of_an_upload_says_so(entry: PageEntry, tiny_dir: Path, mlm_dir: Path) -> None:
+def test_a_page_that_scores_a_sample_of_an_upload_says_so(entry: PageEntry, tiny_dir: Path, mlm_dir: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # pooled here rather than in the worker process, whose start (an interpreter importing torch and transformers,
+    # some 9 s of CPU) is not what this census is about; tests/test_killed_worker.py and the browser's large
+    # upload take the worker's path
+    monkeypatch.setattr(ui.results, "LARGE_CORPUS", TEXTS + 1)
     check = checks(entry)
     settings, said = SAMPLED[entry.url_path]
     source, uploader = check.uploader
