@@ -107,9 +107,12 @@ def test_settings_are_refused_before_the_model_loads_or_ray_starts(
 
 
 def command(*arguments: str) -> subprocess.Popen:
+    """The precompute command running, with Ctrl-C's signal at its default as in a terminal: a suite started in
+    the background by a shell (``make test &``) has SIGINT ignored, and a child would inherit that."""
     return subprocess.Popen([sys.executable, "-m", "bertviz_core", "precompute", *arguments], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
+                            env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509
 
 
 @pytest.mark.slow
