@@ -153,7 +153,8 @@ def test_a_failed_switch_in_a_browser_shows_next_to_the_button(browser, server: 
         expect(page.locator("[data-testid='stAlertContentError']", has_text="offline mode")).to_have_count(1)
         below, above = error.bounding_box(), button.bounding_box()
         assert 0 <= below["y"] - (above["y"] + above["height"]) < 80, (above, below)
-        assert page.locator(".st-key-mw_nearest .js-plotly-plot").count() == 1
+        # the view below still stands (plotly draws it after the run ends: on a busy machine, later than the error)
+        expect(page.locator(".st-key-mw_nearest .js-plotly-plot")).to_have_count(1, timeout=60_000)
         assert page.locator("[data-testid='stException']").count() == 0
         page.screenshot(path=str(SHOTS / f"failed_switch_{mode}.png"))
         done(page)
