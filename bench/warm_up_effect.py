@@ -24,8 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
 from first_visit import open_settled  # noqa: E402
-from interaction_latency import OBSERVE, summary, timed_change, toggle  # noqa: E402
+from interaction_latency import OBSERVE, summary, timed_change  # noqa: E402
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
+from page_checks import toggle  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 PAD = toggle("Pad to a fixed length T")
@@ -50,7 +51,8 @@ def main() -> None:
                 during: list[float] = []
                 after: list[float] = []
                 while len(after) < args.after:
-                    done = "warm-up done" in log.read_text()  # once written, it stays
+                    # the log appears with the server's first model run; once written, "warm-up done" stays
+                    done = log.exists() and "warm-up done" in log.read_text()
                     (after if done else during).append(timed_change(page, PAD, len(during) + len(after)))
                     page.wait_for_timeout(args.think * 1000)
                 times["during the warm-up"] += during

@@ -1,0 +1,22 @@
+"""Every bench script imports and says what it measures: a bench is run by hand (`make bench-…`), so a name it imports that moved elsewhere
+would otherwise be found only by the next person who measures."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in BENCH.glob("*.py")))
+def test_the_bench_script_imports(monkeypatch: pytest.MonkeyPatch, script: str) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    monkeypatch.setenv("BERTVIZ_SCRIPT_TIMES", "unused")  # timed_streamlit reads where to write at import
+    spec = importlib.util.spec_from_file_location(f"bench_{Path(script).stem}", BENCH / script)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)  # runs nothing: every script's work is under ``if __name__ == "__main__"``
+    assert (module.__doc__ or "").strip(), f"{script} does not say what it measures (its docstring)"
