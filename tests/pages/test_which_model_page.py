@@ -23,7 +23,7 @@ from bertviz_core.corpora import news_topics, sentence_pairs
 from bertviz_core.measures.pooling_grid import Cell
 from bertviz_core.measures.task_measures import NO_ORDER, check_pairs
 from bertviz_core.model.models import UNTRAINED_TWIN
-from bertviz_core.model_choice import rank_models
+from bertviz_core.model_choice import rank_models, ranked
 from bertviz_core.precompute.measures import matched_stores, model_store_vectors
 from bertviz_core.precompute.offered import SETTING
 from bertviz_core.views.which_model import pairs_corpus, stored_speed
@@ -95,6 +95,25 @@ def test_the_default_view_equals_rank_models_and_settings_run_no_model(news_pool
         assert not at.exception, (key, at.exception)
     assert len(model_calls) == runs
     assert list(table(at, "wm_leaderboard")["model"]) == [UNTRAINED_TWIN, BUNDLED_MODEL]
+
+
+def test_a_ranking_is_kept_for_its_models_texts_task_and_cells(news_pooled, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """A rerun back on a ranking already shown ranks nothing again; new cells are ranked anew."""
+    import cachetools
+
+    import bertviz_core.model_choice as model_choice
+    from ui.page_parts import which_model
+
+    monkeypatch.setattr(which_model, "_RANKINGS", cachetools.LRUCache(maxsize=64))
+    rankings = []
+    monkeypatch.setattr(model_choice, "ranked", lambda *args: rankings.append(args) or ranked(*args))
+    at = open_page(PAGE, timeout=300)
+    for measure in ("macro-F1", "accuracy", "macro-F1"):
+        at.radio(key="wm_measure").set_value(measure).run()
+        assert not at.exception
+    assert len(rankings) == 2  # accuracy, macro-F1: each once
+    at.multiselect(key="wm_layers").set_value(at.multiselect(key="wm_layers").value[:2]).run()
+    assert len(rankings) == 3 and len(table(at, "wm_table")) == 2 * 2 * 2  # models × strategies × the 2 layers
 
 
 @pytest.mark.slow

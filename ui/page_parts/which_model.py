@@ -1,12 +1,14 @@
 """Which model?'s Streamlit glue: the models picked (the sidebar's list, loaded as Compare models' model B is), each
 model's pooled vectors through the shared store with its speed measured while it encodes, every cell's score cached
-per model (a change of measure, cells or order runs no model), the ranking, the costs, and the code panel. The page
-only lays them out."""
+per model (a change of measure, cells or order runs no model), the ranking (kept whole: a rerun back on one ranks
+nothing again), the costs, and the code panel. The page only lays them out."""
 from __future__ import annotations
 
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
+import cachetools
 import numpy as np
 import streamlit as st
 
@@ -122,18 +124,33 @@ def cell_score(key: Key, corpus_id: str, task_id: tuple, task: Scoring, pooled: 
     return _scored(model_of(key), corpus_id, task_id, cell, task, pooled)
 
 
+# Whole rankings, so that a rerun that changes nothing they depend on (a chart's setting, another task's return,
+# the score flipped back) does not look up and rank every cell again: 60 cached calls hashed a rerun.
+_RANKINGS: cachetools.LRUCache = cachetools.LRUCache(maxsize=64)
+_RANKINGS_LOCK = threading.Lock()  # cachetools' caches are not thread-safe
+
+
 def model_ranking(models: dict[str, Key], cells: dict[str, list[Cell]], texts: tuple[str, ...], task_id: tuple,
             task: Scoring, pooled: dict[str, dict[str, np.ndarray]]) -> Ranking:
     """``model_choice.ranked`` over every model's ``cells``, each cell scored (``cell_score``) under one progress
-    bar; the same ranking as ``rank_models`` on the same vectors."""
+    bar; the same ranking as ``rank_models`` on the same vectors. Kept per models, texts, task and cells."""
     from bertviz_core.model_choice import ranked
 
     corpus_id = digest(texts)
+    entry = (tuple((name, model_of(key)) for name, key in models.items()), corpus_id, task_id,
+             tuple((name, tuple(chosen)) for name, chosen in cells.items()))
+    with _RANKINGS_LOCK:
+        kept = _RANKINGS.get(entry)
+    if kept is not None:
+        return kept
     work = [(name, cell) for name, chosen in cells.items() for cell in chosen]
     scored = {(name, cell.strategy, cell.layer): cell_score(models[name], corpus_id, task_id, task, pooled[name], cell)
               for name, cell in progress_over(work, f"Scoring 0 of {len(work)} cells",
                                               lambda done, total: f"Scoring: {done} of {total} cells")}
-    return ranked(task, scored)
+    ranking = ranked(task, scored)
+    with _RANKINGS_LOCK:
+        _RANKINGS[entry] = ranking
+    return ranking
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
