@@ -7,7 +7,8 @@ every change's messages must hold the session's own marker and no other's: nothi
 for each number of processes: where the sessions landed (the affinity cookie of each websocket), p50 and p95 of a
 change timed at the client, the CPU seconds per change (user + system time of the Streamlit processes over the
 bursts, divided by the changes), the cores the Streamlit processes, the bench's own client and the proxy kept busy
-over the bursts, each process's memory (RSS) after the default page and after the bursts; then the ratio of the p95s, and from the CPU seconds per change the p95 expected on 8 and 16 cores, on paper.
+over the bursts, each process's memory (RSS) after the default page and after the bursts; then the ratio of the
+p95s, and from the CPU seconds per change the p95 expected on 8 and 16 cores, on paper.
 """
 from __future__ import annotations
 

@@ -158,9 +158,10 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
 
 def thread_share(workers: int) -> dict[str, str]:
     """Each of ``workers`` processes' share of the cores for its thread pools, as the environment variables that
-    set them, except those the environment sets already. Pools sized for the whole machine in every process spin
-    against each other (OpenMP's threads wait busily): one process of two on 2 cores kept 1.67 cores busy through
-    a class's burst of setting changes, 0.070 CPU s a change, against 1.05 cores and 0.047 s with one thread."""
+    set them, except those the environment sets already. OpenMP's threads wait busily: through a class's burst of
+    setting changes on 2 cores, a lone process kept 1.67 cores busy at 0.070 CPU s a change (1.05 cores and 0.047 s
+    with one thread), and two processes with pools for both cores took 0.054-0.059 s a change, 0.031-0.038 s with
+    one thread each."""
     share = str(max(1, (os.cpu_count() or 1) // workers))
     return {name: share for name in THREAD_VARIABLES if name not in os.environ}
 
@@ -170,8 +171,9 @@ def class_server(workers: int, port: int | None = None, address: str = "127.0.0.
                  env: dict[str, str] | None = None, logs: Path | None = None,
                  timeout: float = 180) -> Iterator[ClassServer]:
     """Run ``workers`` Streamlit processes of app.py behind HAProxy at ``address:port`` (a free port when None),
-    each with this environment, its ``thread_share`` and ``env``, their logs in ``logs`` (a new temporary folder when None); stop them
-    all on leaving. Raises ValueError, with a sentence, when haproxy is missing or a process does not start."""
+    each with this environment, its ``thread_share`` and ``env``, their logs in ``logs`` (a new temporary folder when
+    None); stop them all on leaving. Raises ValueError, with a sentence, when haproxy is missing or a process does
+    not start."""
     if workers < 1:
         raise ValueError(f"WORKERS must be 1 or more, not {workers}.")
     haproxy = haproxy_path()

@@ -97,7 +97,8 @@ def test_the_default_view_equals_rank_models_and_settings_run_no_model(news_pool
     assert list(table(at, "wm_leaderboard")["model"]) == [UNTRAINED_TWIN, BUNDLED_MODEL]
 
 
-def test_a_ranking_is_kept_for_its_models_texts_task_and_cells(news_pooled, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+def test_a_ranking_is_kept_for_its_models_texts_task_and_cells(news_pooled,  # noqa: ANN001
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """A rerun back on a ranking already shown ranks nothing again; new cells are ranked anew."""
     import cachetools
 
