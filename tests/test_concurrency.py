@@ -86,35 +86,6 @@ def test_the_warm_up_waits_while_a_page_runs_and_a_moment_after(monkeypatch: pyt
     assert resumed and resumed[0] - ended >= 0.3  # and waits QUIET_S more after it ends
 
 
-def test_the_warm_up_runs_its_steps_with_one_thread_a_pool(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The BLAS library's and OpenMP's pools wait busily: every warm-up step runs inside threadpoolctl's limit of
-    one thread (in the warm-up's own thread, which is where the limit applies to OpenMP)."""
-    from contextlib import contextmanager
-    from types import SimpleNamespace
-
-    from ui import warm
-
-    entered: list[object] = []
-
-    @contextmanager
-    def limited(limits: object = None, user_api: object = None):  # noqa: ANN202 - threadpool_limits' stand-in
-        entered.append((limits, threading.get_ident()))
-        yield
-        entered.append("ended")
-
-    seen: list[object] = []
-    monkeypatch.setattr(warm, "threadpool_limits", limited)
-    monkeypatch.setattr(warm, "get_encoder", lambda *key: SimpleNamespace(info=None))
-    monkeypatch.setattr(warm, "warm_steps", lambda: ["probe"])
-    monkeypatch.setattr(warm, "WARM_STEPS", {"probe": lambda key, info: [lambda: seen.append(
-        (list(entered), threading.get_ident()))] * 2})
-    monkeypatch.setattr(warm, "QUIET_S", 0.0)
-    warm.warm_up("a model", "cpu")
-    (limit, where), = seen[0][0]
-    assert limit == 1 and len(seen) == 2 and all(step == (seen[0][0], where) for step in seen)
-    assert entered[-1] == "ended" and where != threading.get_ident()  # the warm-up's thread, not the caller's
-
-
 def test_every_page_declares_its_warm_up_from_known_steps_and_every_step_serves_a_page() -> None:
     from ui import warm
     from bertviz_core.views.page_registry import PAGES

@@ -3,9 +3,9 @@ those pages read, so a first visit finds its numbers ready.
 
 Each page declares what its default view needs by naming steps of ``WARM_STEPS`` in its registry entry
 (``page_registry.PageEntry.warm_up``); a new page that shows the same defaults as another names the same steps
-and never edits this module. The steps run in ``WARM_STEPS`` order, each only once, at the lowest CPU priority
-with one thread a pool, and each waits until visitors' pages are quiet: without that a change made while the
-warm-up ran took 2.8x as long (bench/warm_up_effect.py).
+and never edits this module. The steps run in ``WARM_STEPS`` order, each only once, at the lowest CPU priority,
+and each waits until visitors' pages are quiet: without that a change made while the warm-up ran took 2.8x as
+long (bench/warm_up_effect.py).
 """
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import streamlit as st
-from threadpoolctl import threadpool_limits
 
 from bertviz_core.model.models import ModelInfo
 from bertviz_core.views.page_registry import PAGES
@@ -157,12 +156,9 @@ def warm_up(model: str, device: str) -> None:
     steps = [call for name in warm_steps() for call in WARM_STEPS[name](key, info)]
 
     def run_steps(report: object) -> None:
-        # One thread for the BLAS library and this thread's OpenMP (torch's): their pools wait busily, and beside a
-        # visitor's page the 44 small pooling cells took 4.5 s of wall time with both cores' pools, 0.34 s without
-        with threadpool_limits(limits=1):
-            for step in steps:
-                wait_for_quiet()
-                step()
+        for step in steps:
+            wait_for_quiet()
+            step()
 
     at_low_priority(run_steps)  # a visitor's page wins the two cores (the model itself loaded at normal priority)
     record("warm-up done")
