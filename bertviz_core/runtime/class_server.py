@@ -162,7 +162,8 @@ def thread_share(workers: int) -> dict[str, str]:
     setting changes on 2 cores, a lone process kept 1.67 cores busy at 0.070 CPU s a change (1.05 cores and 0.047 s
     with one thread), and two processes with pools for both cores took 0.054-0.059 s a change, 0.031-0.038 s with
     one thread each."""
-    share = str(max(1, (os.cpu_count() or 1) // workers))
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # as nproc
+    share = str(max(1, usable // workers))
     return {name: share for name in THREAD_VARIABLES if name not in os.environ}
 
 

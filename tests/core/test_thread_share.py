@@ -1,5 +1,5 @@
-"""The class server's processes share the cores: each one's thread pools get cores // processes threads, at least
-one, unless the operator's environment sets a pool's size itself."""
+"""The class server's processes share the cores they may use (as `nproc` counts them): each one's thread pools get
+cores // processes threads, at least one, unless the operator's environment sets a pool's size itself."""
 from __future__ import annotations
 
 import pytest
@@ -14,6 +14,7 @@ def test_each_process_gets_its_share_of_the_cores(monkeypatch: pytest.MonkeyPatc
                                                   share: str) -> None:
     for name in THREAD_VARIABLES:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(class_server.os, "sched_getaffinity", lambda pid: set(range(cores or 1)), raising=False)
     monkeypatch.setattr(class_server.os, "cpu_count", lambda: cores)
     assert thread_share(workers) == dict.fromkeys(THREAD_VARIABLES, share)
 
@@ -22,5 +23,5 @@ def test_a_size_the_environment_sets_is_kept(monkeypatch: pytest.MonkeyPatch) ->
     for name in THREAD_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    monkeypatch.setattr(class_server.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(class_server.os, "sched_getaffinity", lambda pid: set(range(8)), raising=False)
     assert thread_share(2) == {"OPENBLAS_NUM_THREADS": "4", "MKL_NUM_THREADS": "4"}
