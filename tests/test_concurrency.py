@@ -86,6 +86,48 @@ def test_the_warm_up_waits_while_a_page_runs_and_a_moment_after(monkeypatch: pyt
     assert resumed and resumed[0] - ended >= 0.3  # and waits QUIET_S more after it ends
 
 
+def test_a_warm_up_model_run_pauses_between_batches_unless_a_page_waits_for_a_result(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from bertviz_core.runtime.store import ByteBoundedStore
+    from ui import warm
+
+    store = ByteBoundedStore(budget=1 << 20)
+    monkeypatch.setattr(warm, "QUIET_S", 0.2)
+    monkeypatch.setattr(warm, "result_store", lambda: store)
+    batches: list[float] = []
+    resumed: list[float] = []
+    started, release = threading.Event(), threading.Event()
+
+    def model_run() -> dict[str, np.ndarray]:  # a step's run of two batches, each reported as the encoder reports it
+        for done in (1, 2):
+            batches.append(time.monotonic())
+            warm.between_batches(done, 2)
+            if done == 1:
+                resumed.append(time.monotonic())
+                started.set()
+                release.wait(5)
+        return {"pooled": np.zeros(2)}
+
+    with warm.page_running():  # a visitor's page runs: the warm-up's run stops after its batch
+        stepper = threading.Thread(target=lambda: store.get_or_compute("news", model_run))
+        stepper.start()
+        time.sleep(0.4)
+        assert len(batches) == 1 and not store.awaited()
+    ended = time.monotonic()
+    assert started.wait(5) and resumed[0] - ended >= 0.2  # it went on QUIET_S after the page ended
+    # a page asking for the result the warm-up computes waits for it: the warm-up must not pause for that page
+    asker = threading.Thread(target=lambda: store.get_or_compute("news", lambda: {"pooled": np.ones(2)}))
+    with warm.page_running():
+        asker.start()
+        while not store.awaited():
+            time.sleep(0.01)
+        release.set()
+        stepper.join(5)
+        asker.join(5)
+    assert len(batches) == 2 and not stepper.is_alive() and not asker.is_alive()
+    assert not store.get("news")["pooled"].any() and not store.awaited()  # computed once, by the warm-up
+
+
 def test_every_page_declares_its_warm_up_from_known_steps_and_every_step_serves_a_page() -> None:
     from ui import warm
     from bertviz_core.views.page_registry import PAGES

@@ -34,7 +34,7 @@ def test_two_sessions_asking_for_one_attribution_at_once_run_it_once(monkeypatch
 
     def session() -> None:
         together.wait()
-        results.append(attribution(KEY, *ASKED, "mean", 6, 4, 2, "[PAD]", False, show_progress=False))
+        results.append(attribution(KEY, *ASKED, "mean", 6, 4, 2, "[PAD]", False, report=lambda *_: None))
 
     sessions = [threading.Thread(target=session) for _ in range(2)]
     for thread in sessions:
@@ -46,6 +46,6 @@ def test_two_sessions_asking_for_one_attribution_at_once_run_it_once(monkeypatch
     assert not results[0].matrix.flags.writeable
     np.testing.assert_allclose(results[0].matrix.sum(), results[0].score - results[0].reference_score,
                                atol=abs(results[0].error) + 1e-5)
-    assert attribution(KEY, *ASKED, "mean", 6, 4, 2, "[PAD]", False, show_progress=False) is results[0]
+    assert attribution(KEY, *ASKED, "mean", 6, 4, 2, "[PAD]", False, report=lambda *_: None) is results[0]
     assert len(runs) == 1  # asked again later: kept
     assert result_store().used >= results[0].matrix.nbytes  # within the store's byte budget, not beside it

@@ -5,7 +5,8 @@ Each page declares what its default view needs by naming steps of ``WARM_STEPS``
 (``page_registry.PageEntry.warm_up``); a new page that shows the same defaults as another names the same steps
 and never edits this module. The steps run in ``WARM_STEPS`` order, each only once, at the lowest CPU priority,
 and each waits until visitors' pages are quiet: without that a change made while the warm-up ran took 2.8x as
-long (bench/warm_up_effect.py).
+long (bench/warm_up_effect.py). A model run of a step pauses the same way between its batches (``between_batches``),
+so a visitor's change meets at most one batch of the warm-up, not a whole step.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from bertviz_core.model.models import ModelInfo
 from bertviz_core.views.page_registry import PAGES
 from ui.cached import corpus_contextuality, pooling_cell, probe_cell
 from ui.picker import get_encoder, link_notice_above
-from ui.results import at_low_priority, corpus_digest, embed_corpus, encode_texts, token_index
+from ui.results import at_low_priority, corpus_digest, embed_corpus, encode_texts, result_store, token_index
 
 QUIET_S = 1.0  # the warm-up starts a step only when no page has run for this long
 _pages_running = {"count": 0, "last_end": 0.0}
@@ -80,7 +81,7 @@ def _default_pair(key: Key, info: ModelInfo) -> object:
     layer = info.num_layers
     maxsim(key, model_of(key), *DEFAULT_PAIR, layer, False)
     return attribution(key, *DEFAULT_PAIR, "mean", layer, default_at_layer(layer), DEFAULT_STEPS, "[PAD]", False,
-                       show_progress=False)
+                       report=between_batches)
 
 
 def _tutorial() -> tuple[str, ...]:
@@ -96,12 +97,13 @@ def _first_preset() -> tuple[str, ...]:
 
 
 WARM_STEPS: dict[str, Steps] = {  # name -> (model key, info) -> the calls that fill the caches, in running order
-    "news corpus pooled": lambda key, info: [lambda: embed_corpus(key, _news()[0])],
+    "news corpus pooled": lambda key, info: [lambda: embed_corpus(key, _news()[0], between_batches)],
     "pooling grid": _pooling_grid,
     "tutorial sentence encoded": lambda key, info: [lambda: encode_texts(key, _tutorial())],
     "first word preset encoded": lambda key, info: [lambda: encode_texts(key, _first_preset())],
-    "reference corpus indexed": lambda key, info: [lambda: token_index(key, _reference()[1], _reference()[0])],
-    "reference corpus pooled": lambda key, info: [lambda: embed_corpus(key, _reference()[0])],
+    "reference corpus indexed": lambda key, info: [lambda: token_index(
+        key, _reference()[1], _reference()[0], between_batches)],
+    "reference corpus pooled": lambda key, info: [lambda: embed_corpus(key, _reference()[0], between_batches)],
     "tutorial sentence pooled": lambda key, info: [lambda: embed_corpus(key, _tutorial())],
     "reference corpus contextuality": lambda key, info: [lambda: corpus_contextuality(
         key, _reference()[1], token_index(key, _reference()[1], _reference()[0]))],
@@ -126,15 +128,21 @@ def page_running() -> Iterator[None]:
             _pages_running["last_end"] = time.monotonic()
 
 
-def wait_for_quiet() -> None:
-    """Return once no page is running and none has ended for QUIET_S seconds. Called between the warm-up's
-    steps, never inside one: a visitor may be waiting for the entry a step computes."""
+def wait_for_quiet(unless: Callable[[], bool] = lambda: False) -> None:
+    """Return once no page is running and none has ended for QUIET_S seconds, or at once when ``unless()``
+    holds (checked as often)."""
     while True:
         with _pages_lock:
             idle = _pages_running["count"] == 0 and time.monotonic() - _pages_running["last_end"] >= QUIET_S
-        if idle:
+        if idle or unless():
             return
-        time.sleep(0.1)
+        time.sleep(0.05)
+
+
+def between_batches(done: int, total: int) -> None:
+    """The warm-up's progress report inside a step's model run: it waits for quiet there too, unless a page is
+    waiting for a result being computed (the step's own, perhaps: pausing it would keep that page waiting)."""
+    wait_for_quiet(unless=result_store().awaited)
 
 
 def warm_steps() -> list[str]:

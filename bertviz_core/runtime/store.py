@@ -12,6 +12,7 @@ its own. Keys are any hashable; ``digest`` names a corpus by its content.
 """
 from __future__ import annotations
 
+import collections
 import ctypes
 import ctypes.util
 import dataclasses
@@ -114,6 +115,7 @@ class ByteBoundedStore:
         self._disk: cachetools.LRUCache = cachetools.LRUCache(maxsize=max(disk_budget, 1), getsizeof=nbytes)
         self._lock = threading.Lock()  # cachetools' caches are not thread-safe
         self._computing: dict[Hashable, threading.Lock] = {}  # one lock per result being computed
+        self._asking: collections.Counter[Hashable] = collections.Counter()  # callers of each result missed
 
     def get(self, key: Hashable) -> Any:
         with self._lock:
@@ -144,18 +146,29 @@ class ByteBoundedStore:
             return value
         with self._lock:
             computing = self._computing.setdefault(key, threading.Lock())
-        with computing:
-            value = self.get(key)
-            if value is None:
-                value = compute()
-                for array in arrays(value):
-                    array.flags.writeable = False
-                kept = self.put(key, value)
-                value = value if kept is None else kept
-                release_free_memory()
-        with self._lock:
-            self._computing.pop(key, None)
+            self._asking[key] += 1
+        try:
+            with computing:
+                value = self.get(key)
+                if value is None:
+                    value = compute()
+                    for array in arrays(value):
+                        array.flags.writeable = False
+                    kept = self.put(key, value)
+                    value = value if kept is None else kept
+                    release_free_memory()
+        finally:
+            with self._lock:
+                self._computing.pop(key, None)
+                self._asking[key] -= 1
+                if not self._asking[key]:
+                    del self._asking[key]
         return value
+
+    def awaited(self) -> bool:
+        """Whether a caller is waiting for a result that another caller is computing now."""
+        with self._lock:
+            return any(count > 1 for count in self._asking.values())
 
     @property
     def used(self) -> int:

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.picker import get_encoder
-from ui.results import corpus_digest, model_of, result_store, shared
+from ui.results import Progress, corpus_digest, model_of, result_store, shared
 
 if TYPE_CHECKING:
     from bertviz_core.measures.attribution import PairAttribution
@@ -23,11 +23,11 @@ def _start(entry: tuple) -> None:
 
 
 def attribution(key: tuple[str, str], first: str, second: str, strategy: str, layer: int, at_layer: int,
-                steps: int, reference: str, cut: bool, show_progress: bool = True) -> PairAttribution:
+                steps: int, reference: str, cut: bool, report: Progress | None = None) -> PairAttribution:
     """``attribution.pair_attribution``, computed once per model, texts and settings, with its expected time said
     first and a progress bar over its forward-mode passes; one expected to be long (``token_pairs.wait_note``) waits
     for a click on "Start" (keyed ``wy_start``; ``STARTED`` remembers it), the page stopping until then.
-    ``show_progress`` False: no bar and no wait, for the warm-up thread."""
+    With ``report``, no bar and no wait: each pass is reported to it instead (the warm-up thread's pauses)."""
     from bertviz_core.measures.attribution import expected_seconds, pair_attribution
     from bertviz_core.views.token_pairs import duration, wait_note
 
@@ -36,7 +36,7 @@ def attribution(key: tuple[str, str], first: str, second: str, strategy: str, la
     if found is not None:
         return found
     expected = ""
-    if show_progress:
+    if report is None:
         seconds, passes = expected_seconds(get_encoder(*key), first, second, strategy, layer, steps, reference,
                                            at_layer, cut)
         note, expected = wait_note(seconds, passes, steps), f" ({duration(seconds)} in all)"
@@ -46,10 +46,12 @@ def attribution(key: tuple[str, str], first: str, second: str, strategy: str, la
             st.stop()
 
     def run() -> PairAttribution:
-        bar = st.progress(0.0, text="Integrating along the path from the reference…") if show_progress else None
+        bar = st.progress(0.0, text="Integrating along the path from the reference…") if report is None else None
 
         def progress(done: int, total: int) -> None:
-            if bar is not None:
+            if bar is None:
+                report(done, total)
+            else:
                 bar.progress(min(done / total, 1.0),
                              text=f"Integrating: {done:,} of {total:,} forward-mode passes{expected}")
 
