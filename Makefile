@@ -20,7 +20,7 @@ $(VENV)/.installed: requirements.txt
 	touch $@
 
 run: $(VENV)/.installed
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT)
+	env $$($(PY) -m bertviz_core.runtime.class_server --workers 1 --env) $(VENV)/bin/streamlit run app.py --server.port $(PORT)
 
 # README, "A class server": N processes, each browser kept on one by a cookie (bertviz_core/runtime/class_server.py).
 WORKERS ?= $(shell nproc 2>/dev/null || echo 2)

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from bertviz_core.runtime.class_server import server_env  # each server as make run starts it
+
 ROOT = Path(__file__).resolve().parents[1]
 DEBIAN_CHROMIUM = "/usr/bin/chromium"
 CHROMIUM = DEBIAN_CHROMIUM if Path(DEBIAN_CHROMIUM).exists() else (shutil.which("chromium") or DEBIAN_CHROMIUM)
@@ -72,7 +74,7 @@ def start_app(script: str = "app.py", env: dict[str, str] | None = None, timeout
     proc = subprocess.Popen(
         [sys.executable, *command, "run", script, "--server.port", str(port),
          "--server.address", "127.0.0.1"],
-        cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})}, stdout=sink, stderr=sink,
+        cwd=ROOT, env={**os.environ, **server_env(1), "HF_HUB_OFFLINE": "1", **(env or {})}, stdout=sink, stderr=sink,
     )
     app = LiveApp(f"http://127.0.0.1:{port}", proc.pid)
     try:

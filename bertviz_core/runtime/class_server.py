@@ -13,7 +13,8 @@ upload, a download) goes where it says (cookie-based session affinity). A new br
 the fewest open connections (``balance leastconn``: each tab holds one websocket). The processes share no memory:
 each loads its own model and keeps its own result store (``BERTVIZ_CACHE_MB`` each); on disk they share the model
 files, the untrained twin's cache and precomputed stores (memory-mapped, so the system's page cache holds one copy).
-Each process's thread pools (torch's, OpenMP's, the BLAS library's) take its share of the cores (``thread_share``).
+Each process's thread pools (torch's, OpenMP's, the BLAS library's) take its share of the cores, and the BLAS
+library's threads sleep soon after each call rather than spin (``server_env``).
 
 Ctrl-C (or SIGTERM) stops the proxy and every process; if one of them stops by itself, the others are stopped too
 and the command says which and why, with the end of its log.
@@ -154,6 +155,10 @@ def _wait_healthy(names: dict[str, tuple[str, subprocess.Popen, Path]], timeout:
 
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+# OpenBLAS's threads spin for 2^28 processor cycles (about 0.1 s) after each call before they sleep, at the
+# priority of the thread that loaded the library (the server's main one, not the warm-up's low-priority one): the
+# warm-up's 44 small pooling cells held both cores for 4.5 s beside a visitor's page, 0.6 s with 2^4 cycles.
+SPIN_VARIABLES = {"OPENBLAS_THREAD_TIMEOUT": "4"}
 
 
 def thread_share(workers: int) -> dict[str, str]:
@@ -167,12 +172,20 @@ def thread_share(workers: int) -> dict[str, str]:
     return {name: share for name in THREAD_VARIABLES if name not in os.environ}
 
 
+def server_env(workers: int) -> dict[str, str]:
+    """What each of ``workers`` Streamlit processes adds to the environment, except what it sets already: BLAS
+    threads that sleep soon after a call (``SPIN_VARIABLES``) and, for more than one process, each one's share of
+    the cores (``thread_share``; one process keeps the libraries' own defaults). ``make run`` uses it too (``--env``)."""
+    spin = {name: value for name, value in SPIN_VARIABLES.items() if name not in os.environ}
+    return (thread_share(workers) if workers > 1 else {}) | spin
+
+
 @contextmanager
 def class_server(workers: int, port: int | None = None, address: str = "127.0.0.1",
                  env: dict[str, str] | None = None, logs: Path | None = None,
                  timeout: float = 180) -> Iterator[ClassServer]:
     """Run ``workers`` Streamlit processes of app.py behind HAProxy at ``address:port`` (a free port when None),
-    each with this environment, its ``thread_share`` and ``env``, their logs in ``logs`` (a new temporary folder when
+    each with this environment, its ``server_env`` and ``env``, their logs in ``logs`` (a new temporary folder when
     None); stop them all on leaving. Raises ValueError, with a sentence, when haproxy is missing or a process does
     not start."""
     if workers < 1:
@@ -185,7 +198,7 @@ def class_server(workers: int, port: int | None = None, address: str = "127.0.0.
     logs.mkdir(parents=True, exist_ok=True)
     port = port or _free_port()
     backends = [_free_port() for _ in range(workers)]
-    child_env = {**os.environ, **thread_share(workers), **(env or {})}
+    child_env = {**os.environ, **server_env(workers), **(env or {})}
     procs: dict[str, subprocess.Popen] = {}
     with ExitStack() as stack:
         stack.callback(lambda: _stop(list(procs.values())))
@@ -225,7 +238,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="Streamlit processes (default: the number of cores)")
     parser.add_argument("--port", type=int, default=8501, help="the one address's port (default 8501)")
     parser.add_argument("--address", default="0.0.0.0", help="where to listen (default: every interface)")
+    parser.add_argument("--env", action="store_true",
+                        help="print each process's additions to the environment (NAME=value lines) and exit")
     args = parser.parse_args(argv)
+    if args.env:
+        print("\n".join(f"{name}={value}" for name, value in server_env(args.workers).items()))
+        return 0
     for stop in (signal.SIGINT, signal.SIGTERM):  # SIGINT too: a shell may start a background job ignoring it
         signal.signal(stop, _terminated)
     try:
