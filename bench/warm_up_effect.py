@@ -10,7 +10,9 @@ the last second, so a visitor clicking without pause would hold it off for good)
 bench/interaction_latency.py times one: with the warm-up on, every
 change until the run log says "warm-up done" counts as *during*, then ``--after`` more as *after*; with it
 off, as many changes as the other server had in all. Prints the first visit's seconds and the changes'
-median and spread (25th-75th percentile) per case, and the ratio of each to the warm-up-off server.
+median and spread (25th-75th percentile) per case, the ratio of each to the warm-up-off server, and the changes
+during the warm-up against those after it and against the warm-up-off server's changes of the same numbers in their
+tab (a tab's first changes are slower, warm-up or not: the browser and the caches are cold).
 """
 from __future__ import annotations
 
@@ -39,7 +41,8 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=1.5)
     args = parser.parse_args()
     first: dict[str, list[float]] = {"warm-up off": [], "warm-up on": []}
-    times: dict[str, list[float]] = {"warm-up off": [], "during the warm-up": [], "after the warm-up": []}
+    times: dict[str, list[float]] = {"warm-up off": [], "warm-up off, the same changes": [], "during the warm-up": [],
+                                     "after the warm-up": []}
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as folder:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for repeat in range(args.repeats):
@@ -63,9 +66,12 @@ def main() -> None:
                 page, seconds = open_settled(browser, f"{app.url}/tokenization")
                 first["warm-up off"].append(seconds)
                 page.evaluate(OBSERVE)
+                off = []
                 for i in range(total):
-                    times["warm-up off"].append(timed_change(page, PAD, i))
+                    off.append(timed_change(page, PAD, i))
                     page.wait_for_timeout(args.think * 1000)
+                times["warm-up off"] += off
+                times["warm-up off, the same changes"] += off[:len(during)]  # a tab's first changes are its slowest
                 page.context.close()
         browser.close()
     off = statistics.median(first["warm-up off"])
@@ -74,10 +80,14 @@ def main() -> None:
         print(f"  {name:20} {statistics.median(values):6.2f} {min(values):.2f}-{max(values):.2f}"
               f" {statistics.median(values) / off:6.2f}x")
     off = statistics.median(times["warm-up off"])
-    print("padding toggles on Tokenization, ms (median, p25-p75, changes):")
+    print("padding toggles on Tokenization, ms (median, p25-p75, changes, against all of warm-up off's):")
     for name, values in times.items():
         median, lo, hi = summary(values)
-        print(f"  {name:20} {median:6.0f} {lo:.0f}-{hi:.0f} {len(values):4d} {median / off:6.2f}x")
+        print(f"  {name:30} {median:6.0f} {lo:.0f}-{hi:.0f} {len(values):4d} {median / off:6.2f}x")
+    during = statistics.median(times["during the warm-up"])
+    print(f"during the warm-up against after it: {during / statistics.median(times['after the warm-up']):.2f}x; against "
+          f"the same changes (by their number in the tab) without it: "
+          f"{during / statistics.median(times['warm-up off, the same changes']):.2f}x")
 
 
 if __name__ == "__main__":
