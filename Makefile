@@ -63,7 +63,7 @@ BENCH := latency:interaction_latency calls:model_calls cold:cold_start memory:me
 	load:server_load index:index_memory search:neighbour_search probe:probe_cost first:first_visit grid:grid_drawing \
 	warmup:warm_up_effect visitors:visitors_memory precompute:precompute_throughput formats:store_formats \
 	store:store_search maps:map_drawing cka:cka_speed attribution:attribution_speed \
-	parts:latency_parts
+	parts:latency_parts heatmap:heatmap_drawing
 .PHONY: bench $(foreach b,$(BENCH),bench-$(firstword $(subst :, ,$(b))))
 $(foreach b,$(BENCH),$(eval bench-$(firstword $(subst :, ,$(b))): $(VENV)/.installed browser ; \
 	HF_HUB_OFFLINE=1 $(PY) bench/$(lastword $(subst :, ,$(b))).py))
