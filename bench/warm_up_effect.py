@@ -85,7 +85,8 @@ def main() -> None:
         median, lo, hi = summary(values)
         print(f"  {name:30} {median:6.0f} {lo:.0f}-{hi:.0f} {len(values):4d} {median / off:6.2f}x")
     during = statistics.median(times["during the warm-up"])
-    print(f"during the warm-up against after it: {during / statistics.median(times['after the warm-up']):.2f}x; against "
+    after = statistics.median(times["after the warm-up"])
+    print(f"during the warm-up against after it: {during / after:.2f}x; against "
           f"the same changes (by their number in the tab) without it: "
           f"{during / statistics.median(times['warm-up off, the same changes']):.2f}x")
 

@@ -175,7 +175,8 @@ def thread_share(workers: int) -> dict[str, str]:
 def server_env(workers: int) -> dict[str, str]:
     """What each of ``workers`` Streamlit processes adds to the environment, except what it sets already: BLAS
     threads that sleep soon after a call (``SPIN_VARIABLES``) and, for more than one process, each one's share of
-    the cores (``thread_share``; one process keeps the libraries' own defaults). ``make run`` uses it too (``--env``)."""
+    the cores (``thread_share``; one process keeps the libraries' own defaults). ``make run`` uses it too
+    (``--env``)."""
     spin = {name: value for name, value in SPIN_VARIABLES.items() if name not in os.environ}
     return (thread_share(workers) if workers > 1 else {}) | spin
 

@@ -87,7 +87,8 @@ EXEMPT: dict[str, str] = {
     "twin.cache_folder": "takes no argument (reads BERTVIZ_CACHE)",
     **{f"class_server.{name}": "starts or watches server processes from the operator's command line, not a "
                                "user's input (tests/test_class_server.py runs them; a bad WORKERS is said in a sentence)"
-       for name in ("haproxy_path", "haproxy_config", "thread_share", "server_env", "class_server", "watch", "main")},
+       for name in ("haproxy_path", "haproxy_config", "thread_share", "server_env", "class_server", "watch",
+                    "main")},
 }
 
 
