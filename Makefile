@@ -19,8 +19,11 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -c "from bertviz_core.measures.projection import compile_umap; compile_umap()"
 	touch $@
 
+# One process, with what class_server adds to a process's environment (BLAS threads that sleep soon after a call);
+# run as a file, it prints that without importing the package (torch).
 run: $(VENV)/.installed
-	env $$($(PY) -m bertviz_core.runtime.class_server --workers 1 --env) $(VENV)/bin/streamlit run app.py --server.port $(PORT)
+	added=$$($(PY) bertviz_core/runtime/class_server.py --workers 1 --env) && \
+		env $$added $(VENV)/bin/streamlit run app.py --server.port $(PORT)
 
 # README, "A class server": N processes, each browser kept on one by a cookie (bertviz_core/runtime/class_server.py).
 WORKERS ?= $(shell nproc 2>/dev/null || echo 2)

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # live_app starts each server as make run does (bertviz_core)
 
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app, wait_idle  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -86,7 +87,17 @@ def test_the_warm_up_waits_while_a_page_runs_and_a_moment_after(monkeypatch: pyt
     assert resumed and resumed[0] - ended >= 0.3  # and waits QUIET_S more after it ends
 
 
-def test_a_warm_up_model_run_pauses_between_batches_unless_a_page_waits_for_a_result(
+def until(holds: Callable[[], bool], seconds: float = 10) -> bool:
+    """Whether ``holds()`` came true within ``seconds`` (polled): a bound, not a timing."""
+    deadline = time.monotonic() + seconds
+    while not holds():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_a_warm_up_model_run_pauses_between_batches_unless_a_page_waits_for_its_result(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from bertviz_core.runtime.store import ByteBoundedStore
     from ui import warm
@@ -94,38 +105,62 @@ def test_a_warm_up_model_run_pauses_between_batches_unless_a_page_waits_for_a_re
     store = ByteBoundedStore(budget=1 << 20)
     monkeypatch.setattr(warm, "QUIET_S", 0.2)
     monkeypatch.setattr(warm, "result_store", lambda: store)
-    batches: list[float] = []
+    reported: list[int] = []
     resumed: list[float] = []
-    started, release = threading.Event(), threading.Event()
+    go_on = threading.Event()
 
-    def model_run() -> dict[str, np.ndarray]:  # a step's run of two batches, each reported as the encoder reports it
-        for done in (1, 2):
-            batches.append(time.monotonic())
-            warm.between_batches(done, 2)
+    def model_run() -> dict[str, np.ndarray]:  # a step's run of three batches, each reported as the encoder does
+        for done in (1, 2, 3):
+            reported.append(done)
+            warm.between_batches(done, 3)
             if done == 1:
                 resumed.append(time.monotonic())
-                started.set()
-                release.wait(5)
+                go_on.wait(10)
         return {"pooled": np.zeros(2)}
 
-    with warm.page_running():  # a visitor's page runs: the warm-up's run stops after its batch
-        stepper = threading.Thread(target=lambda: store.get_or_compute("news", model_run))
+    stepper = threading.Thread(target=lambda: store.get_or_compute("news", model_run), daemon=True)
+    with warm.page_running():  # a visitor's page runs: the warm-up's run waits after its first batch
         stepper.start()
-        time.sleep(0.4)
-        assert len(batches) == 1 and not store.awaited()
-    ended = time.monotonic()
-    assert started.wait(5) and resumed[0] - ended >= 0.2  # it went on QUIET_S after the page ended
+        assert until(lambda: reported == [1])
+        time.sleep(0.3)
+        assert not resumed and not store.awaited()
+    assert until(lambda: bool(resumed))  # and goes on QUIET_S after the page ended
+    assert resumed[0] - warm._pages_running["last_end"] >= 0.2
     # a page asking for the result the warm-up computes waits for it: the warm-up must not pause for that page
-    asker = threading.Thread(target=lambda: store.get_or_compute("news", lambda: {"pooled": np.ones(2)}))
+    asker = threading.Thread(target=lambda: store.get_or_compute("news", lambda: {"pooled": np.ones(2)}), daemon=True)
     with warm.page_running():
         asker.start()
-        while not store.awaited():
-            time.sleep(0.01)
-        release.set()
-        stepper.join(5)
-        asker.join(5)
-    assert len(batches) == 2 and not stepper.is_alive() and not asker.is_alive()
-    assert not store.get("news")["pooled"].any() and not store.awaited()  # computed once, by the warm-up
+        assert until(lambda: store._asking["news"] == 2)
+        go_on.set()
+        finished = until(lambda: not stepper.is_alive() and not asker.is_alive())
+        assert finished, "the paused warm-up kept the page waiting for its result"
+    assert reported == [1, 2, 3] and not store.get("news")["pooled"].any()  # computed once, by the warm-up
+    assert not store.awaited() and not store._asking and not store._computing
+
+
+def test_only_the_computing_thread_sees_its_result_awaited() -> None:
+    from bertviz_core.runtime.store import ByteBoundedStore
+
+    store = ByteBoundedStore(budget=1 << 20)
+    inside, release, seen = threading.Event(), threading.Event(), {}
+
+    def compute() -> dict[str, np.ndarray]:
+        inside.set()
+        release.wait(10)
+        seen["computer"] = store.awaited()
+        return {"x": np.zeros(1)}
+
+    computer = threading.Thread(target=lambda: store.get_or_compute("a", compute), daemon=True)
+    computer.start()
+    assert inside.wait(10)
+    waiter = threading.Thread(target=lambda: store.get_or_compute("a", compute), daemon=True)
+    waiter.start()
+    assert until(lambda: store._asking["a"] == 2)
+    assert not store.awaited()  # this thread computes nothing: a wait for another thread's result is not its own
+    release.set()
+    computer.join(10)
+    waiter.join(10)
+    assert seen == {"computer": True} and not store._asking and not store._owners
 
 
 def test_every_page_declares_its_warm_up_from_known_steps_and_every_step_serves_a_page() -> None:

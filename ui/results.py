@@ -144,11 +144,16 @@ def offload() -> Offload:
     return Offload()
 
 
+def offloaded(texts: tuple[str, ...]) -> bool:
+    """Whether the shared store computes a corpus of ``texts`` in the worker process (``offload``), not here."""
+    return len(texts) >= LARGE_CORPUS
+
+
 def _sized(key: tuple[str, str], job: str, texts: tuple[str, ...], progress: Progress | None) -> Callable[[], Any]:
     """``offload.JOBS[job]`` over ``texts`` as the shared store computes it: for a large corpus in the worker
     process at the lowest priority, so that other visitors' pages keep the cores and the interpreter (the
     fairness goal of bench-load), results over the store's budget coming back memory-mapped; else here."""
-    if len(texts) >= LARGE_CORPUS:
+    if offloaded(texts):
         model = None if key[0] == BUNDLED_MODEL else key[0]
         return lambda: offload().run(job, model, key[1], texts, progress, in_memory_up_to=result_store().budget)
     return lambda: JOBS[job](get_encoder(*key), texts, progress)

@@ -5,8 +5,8 @@ Each page declares what its default view needs by naming steps of ``WARM_STEPS``
 (``page_registry.PageEntry.warm_up``); a new page that shows the same defaults as another names the same steps
 and never edits this module. The steps run in ``WARM_STEPS`` order, each only once, at the lowest CPU priority,
 and each waits until visitors' pages are quiet: without that a change made while the warm-up ran took 2.8x as
-long (bench/warm_up_effect.py). A model run of a step pauses the same way between its batches (``between_batches``),
-so a visitor's change meets at most one batch of the warm-up, not a whole step.
+long (bench/warm_up_effect.py). A model run of a step in this process pauses the same way between its batches
+(``between_batches``): once a visitor's page runs, the run stops within a batch, unless that page waits for its result.
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from bertviz_core.model.models import ModelInfo
 from bertviz_core.views.page_registry import PAGES
 from ui.cached import corpus_contextuality, pooling_cell, probe_cell
 from ui.picker import get_encoder, link_notice_above
-from ui.results import at_low_priority, corpus_digest, embed_corpus, encode_texts, result_store, token_index
+from ui.results import (Progress, at_low_priority, corpus_digest, embed_corpus, encode_texts, offloaded, result_store,
+                        token_index)
 
 QUIET_S = 1.0  # the warm-up starts a step only when no page has run for this long
 _pages_running = {"count": 0, "last_end": 0.0}
@@ -97,13 +98,14 @@ def _first_preset() -> tuple[str, ...]:
 
 
 WARM_STEPS: dict[str, Steps] = {  # name -> (model key, info) -> the calls that fill the caches, in running order
-    "news corpus pooled": lambda key, info: [lambda: embed_corpus(key, _news()[0], between_batches)],
+    "news corpus pooled": lambda key, info: [lambda: embed_corpus(key, _news()[0], _pausing(_news()[0]))],
     "pooling grid": _pooling_grid,
     "tutorial sentence encoded": lambda key, info: [lambda: encode_texts(key, _tutorial())],
     "first word preset encoded": lambda key, info: [lambda: encode_texts(key, _first_preset())],
     "reference corpus indexed": lambda key, info: [lambda: token_index(
-        key, _reference()[1], _reference()[0], between_batches)],
-    "reference corpus pooled": lambda key, info: [lambda: embed_corpus(key, _reference()[0], between_batches)],
+        key, _reference()[1], _reference()[0], _pausing(_reference()[0]))],
+    "reference corpus pooled": lambda key, info: [lambda: embed_corpus(key, _reference()[0],
+                                                                      _pausing(_reference()[0]))],
     "tutorial sentence pooled": lambda key, info: [lambda: embed_corpus(key, _tutorial())],
     "reference corpus contextuality": lambda key, info: [lambda: corpus_contextuality(
         key, _reference()[1], token_index(key, _reference()[1], _reference()[0]))],
@@ -140,9 +142,17 @@ def wait_for_quiet(unless: Callable[[], bool] = lambda: False) -> None:
 
 
 def between_batches(done: int, total: int) -> None:
-    """The warm-up's progress report inside a step's model run: it waits for quiet there too, unless a page is
-    waiting for a result being computed (the step's own, perhaps: pausing it would keep that page waiting)."""
-    wait_for_quiet(unless=result_store().awaited)
+    """The warm-up's progress report inside a step's model run in this process: it waits for quiet there too,
+    except after the last batch and while a page waits for the result the step computes (pausing would keep that
+    page waiting)."""
+    if done < total:
+        wait_for_quiet(unless=result_store().awaited)
+
+
+def _pausing(texts: tuple[str, ...]) -> Progress | None:
+    """``between_batches`` for a corpus run in this process; none for one the worker process runs (``offload``):
+    its reports come while the worker's lock is held, which a visitor's large upload may be waiting for."""
+    return None if offloaded(texts) else between_batches
 
 
 def warm_steps() -> list[str]:

@@ -116,6 +116,7 @@ class ByteBoundedStore:
         self._lock = threading.Lock()  # cachetools' caches are not thread-safe
         self._computing: dict[Hashable, threading.Lock] = {}  # one lock per result being computed
         self._asking: collections.Counter[Hashable] = collections.Counter()  # callers of each result missed
+        self._owners: dict[Hashable, int] = {}  # the thread computing each result now
 
     def get(self, key: Hashable) -> Any:
         with self._lock:
@@ -151,7 +152,13 @@ class ByteBoundedStore:
             with computing:
                 value = self.get(key)
                 if value is None:
-                    value = compute()
+                    with self._lock:
+                        self._owners[key] = threading.get_ident()
+                    try:
+                        value = compute()
+                    finally:
+                        with self._lock:
+                            del self._owners[key]
                     for array in arrays(value):
                         array.flags.writeable = False
                     kept = self.put(key, value)
@@ -159,16 +166,18 @@ class ByteBoundedStore:
                     release_free_memory()
         finally:
             with self._lock:
-                self._computing.pop(key, None)
                 self._asking[key] -= 1
-                if not self._asking[key]:
+                if not self._asking[key]:  # the last caller out: a waiter still holds the lock it waits on
                     del self._asking[key]
+                    self._computing.pop(key, None)
         return value
 
     def awaited(self) -> bool:
-        """Whether a caller is waiting for a result that another caller is computing now."""
+        """Whether another caller waits for a result that this thread is computing now (from inside its
+        ``compute``, e.g. a progress report)."""
+        me = threading.get_ident()
         with self._lock:
-            return any(count > 1 for count in self._asking.values())
+            return any(self._asking[key] > 1 for key, owner in self._owners.items() if owner == me)
 
     @property
     def used(self) -> int:

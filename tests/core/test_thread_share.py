@@ -34,7 +34,9 @@ def test_every_process_gets_blas_threads_that_sleep_soon_and_a_share_only_when_i
     monkeypatch.setattr(class_server.os, "sched_getaffinity", lambda pid: set(range(4)), raising=False)
     assert server_env(1) == {"OPENBLAS_THREAD_TIMEOUT": "4"}  # make run: the libraries' own pool sizes
     assert server_env(2) == dict.fromkeys(THREAD_VARIABLES, "2") | {"OPENBLAS_THREAD_TIMEOUT": "4"}
+    assert main(["--workers", "1", "--env"]) == 0  # what make run passes to streamlit, one NAME=value a line
+    assert capsys.readouterr().out.split() == ["OPENBLAS_THREAD_TIMEOUT=4"]
     monkeypatch.setenv("OPENBLAS_THREAD_TIMEOUT", "10")  # the operator's choice is kept
     assert server_env(1) == {}
-    assert main(["--workers", "2", "--env"]) == 0  # what make run passes to streamlit, one NAME=value a line
+    assert main(["--workers", "2", "--env"]) == 0
     assert capsys.readouterr().out.split() == [f"{name}=2" for name in THREAD_VARIABLES]
