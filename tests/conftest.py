@@ -6,6 +6,8 @@ import base64
 import json
 import os
 import re
+import time
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -272,6 +274,16 @@ def model_calls():
 
 
 # ---- AppTest helpers ----------------------------------------------------------------------------
+
+def until(holds: Callable[[], bool], seconds: float = 10) -> bool:
+    """Whether ``holds()`` came true within ``seconds`` (polled): a bound on a thread or process, not a timing."""
+    deadline = time.monotonic() + seconds
+    while not holds():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
 
 def open_page(page: str | None = None, timeout: float = 120) -> AppTest:
     """The app run once, switched to ``page`` (e.g. "pages/tokenization.py"), with no exception."""

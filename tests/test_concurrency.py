@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+from conftest import until
 
 from bertviz_core import Encoder
 from bertviz_core.corpora import TUTORIAL
@@ -87,16 +87,6 @@ def test_the_warm_up_waits_while_a_page_runs_and_a_moment_after(monkeypatch: pyt
     assert resumed and resumed[0] - ended >= 0.3  # and waits QUIET_S more after it ends
 
 
-def until(holds: Callable[[], bool], seconds: float = 10) -> bool:
-    """Whether ``holds()`` came true within ``seconds`` (polled): a bound, not a timing."""
-    deadline = time.monotonic() + seconds
-    while not holds():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
-
-
 def test_a_warm_up_model_run_pauses_between_batches_unless_a_page_waits_for_its_result(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from bertviz_core.runtime.store import ByteBoundedStore
@@ -123,7 +113,7 @@ def test_a_warm_up_model_run_pauses_between_batches_unless_a_page_waits_for_its_
         stepper.start()
         assert until(lambda: reported == [1])
         time.sleep(0.3)
-        assert not resumed and not store.awaited()
+        assert not resumed and store._asking["news"] == 1  # paused, and no page waits for its result
     assert until(lambda: bool(resumed))  # and goes on QUIET_S after the page ended
     assert resumed[0] - warm._pages_running["last_end"] >= 0.2
     # a page asking for the result the warm-up computes waits for it: the warm-up must not pause for that page
@@ -135,7 +125,7 @@ def test_a_warm_up_model_run_pauses_between_batches_unless_a_page_waits_for_its_
         finished = until(lambda: not stepper.is_alive() and not asker.is_alive())
         assert finished, "the paused warm-up kept the page waiting for its result"
     assert reported == [1, 2, 3] and not store.get("news")["pooled"].any()  # computed once, by the warm-up
-    assert not store.awaited() and not store._asking and not store._computing
+    assert not store._asking and not store._computing and not store._owners
 
 
 def test_only_the_computing_thread_sees_its_result_awaited() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import BASE_NAMES
+from conftest import BASE_NAMES, until
 
 from bertviz_core import Encoder
 from bertviz_core.runtime.offload import JOBS, Offload
@@ -122,10 +122,7 @@ def test_an_idle_worker_exits_and_the_next_job_starts_another_telling_the_bar_ea
         assert seen == [(0, 1), (1, 1)]
         first = offload.pid
         assert first is not None
-        deadline = time.monotonic() + 30
-        while offload.pid is not None and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert offload.pid is None
+        assert until(lambda: offload.pid is None, 30)
         seen.clear()
         offload.idle_seconds = 600  # the worker the next job starts stays for the job after it
         assert offload.run("embed", None, "cpu", TEXTS, progress)["mean"].shape[0] == len(TEXTS)
