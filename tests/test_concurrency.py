@@ -164,7 +164,7 @@ def test_every_page_declares_its_warm_up_from_known_steps_and_every_step_serves_
 
 
 
-def test_a_low_priority_run_runs_at_the_lowest_priority_and_hands_back_its_result_or_error() -> None:
+def test_a_low_priority_run_runs_under_the_idle_policy_and_hands_back_its_result_or_error() -> None:
     import os
     import sys
 
@@ -172,8 +172,8 @@ def test_a_low_priority_run_runs_at_the_lowest_priority_and_hands_back_its_resul
 
     if not sys.platform.startswith("linux"):
         pytest.skip("thread priorities are set on Linux only")
-    priority = lambda *_: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())  # noqa: E731
-    assert ui.at_low_priority(priority) == 19 and priority() < 19  # the caller's priority is kept
+    policy = lambda *_: os.sched_getscheduler(threading.get_native_id())  # noqa: E731
+    assert ui.at_low_priority(policy) == os.SCHED_IDLE and policy() != os.SCHED_IDLE  # the caller's is kept
     with pytest.raises(ValueError, match="refused"):
         ui.at_low_priority(lambda report: (_ for _ in ()).throw(ValueError("refused")))
 

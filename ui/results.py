@@ -97,8 +97,11 @@ Progress = Callable[[int, int], None]
 def at_low_priority(run: Callable[[Progress], T], progress: Progress | None = None) -> T:
     """``run(report)`` in a fresh thread at the lowest CPU priority, waited for; its result or its exception
     (the warm-up's steps, which are this process's cached calls; a corpus goes to ``offload``'s process).
-    Torch's worker threads for the model runs are started by that thread and inherit its priority (a thread
-    cannot raise its own again without privileges, hence the fresh one).
+    The lowest priority is Linux's idle policy, as for the worker process (``offload.LOWEST_PRIORITY``): a nice
+    value alone let the thread finish its time slice whenever a visitor's thread woke, and a change during the
+    warm-up took 1.29-1.43x the same change without it, against 1.21 and 1.25x (bench/warm_up_effect.py).
+    Torch's worker threads for the model runs are started by that thread and inherit its policy (a thread
+    cannot leave it again without privileges, hence the fresh one).
 
     ``run`` calls ``report(done, total)`` as it goes; this thread, the page's, hands each new report to
     ``progress`` (a progress bar). Streamlit stops or reruns a page only in its own thread, at such a call: then
@@ -115,7 +118,7 @@ def at_low_priority(run: Callable[[Progress], T], progress: Progress | None = No
 
     def body() -> None:
         if sys.platform.startswith("linux"):  # elsewhere a thread id is no process id: left as it is
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+            os.sched_setscheduler(threading.get_native_id(), os.SCHED_IDLE, os.sched_param(0))
         try:
             outcome["value"] = run(report)
         except BaseException as err:  # noqa: BLE001 - handed to the page's thread, which raises it
