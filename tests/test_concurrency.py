@@ -4,6 +4,7 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -176,6 +177,37 @@ def test_a_low_priority_run_runs_under_the_idle_policy_and_hands_back_its_result
     assert ui.at_low_priority(policy) == os.SCHED_IDLE and policy() != os.SCHED_IDLE  # the caller's is kept
     with pytest.raises(ValueError, match="refused"):
         ui.at_low_priority(lambda report: (_ for _ in ()).throw(ValueError("refused")))
+
+
+# In a fresh process: which thread starts the tokenizer's pool is decided once per process.
+IDLE_BORN = """
+import os, sys, threading, time
+from bertviz_core import load_encoder
+import ui
+from ui.warm import prime_thread_pools
+encoder = load_encoder(sys.argv[1], device="cpu")
+if sys.argv[2] == "primed":
+    prime_thread_pools(encoder)
+ui.at_low_priority(lambda report: encoder.tokenizer(["a text about a bank"] * 64, padding=True))
+time.sleep(1)  # a pool of the finished thread's own (torch's) ends with it
+print(sum(os.sched_getscheduler(int(t)) == os.SCHED_IDLE for t in os.listdir("/proc/self/task")))
+"""
+
+
+@pytest.mark.parametrize("primed", ["primed", "not primed"])
+def test_no_thread_pool_is_born_under_the_warm_ups_idle_policy(tiny_dir: Path, primed: str) -> None:
+    """The tokenizer's pool, started by the warm-up's first batch, would keep the idle policy and run visitors'
+    tokenizing only on idle cores: ``prime_thread_pools`` starts it first at the caller's policy (the check that
+    it would be born idle otherwise keeps the test able to fail)."""
+    import subprocess
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("scheduling policies are set on Linux only")
+    done = subprocess.run([sys.executable, "-c", IDLE_BORN, str(tiny_dir), primed], capture_output=True, text=True,
+                          timeout=120, check=True, cwd=Path(__file__).resolve().parents[1])
+    idle = int(done.stdout.split()[-1])
+    assert idle == 0 if primed == "primed" else idle > 0, done.stderr[-2000:]
 
 
 def test_a_large_corpus_goes_to_the_worker_process_and_a_small_one_runs_here(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -24,6 +25,9 @@ from ui.cached import corpus_contextuality, pooling_cell, probe_cell
 from ui.picker import get_encoder, link_notice_above
 from ui.results import (Progress, at_low_priority, corpus_digest, embed_corpus, encode_texts, offloaded, result_store,
                         token_index)
+
+if TYPE_CHECKING:  # imported where used: transformers would add seconds to the first page
+    from bertviz_core.model.encoder import Encoder
 
 QUIET_S = 1.0  # the warm-up starts a step only when no page has run for this long
 _pages_running = {"count": 0, "last_end": 0.0}
@@ -161,6 +165,14 @@ def warm_steps() -> list[str]:
     return [name for name in WARM_STEPS if name in wanted]
 
 
+def prime_thread_pools(encoder: Encoder) -> None:
+    """Start the tokenizer's thread pool in the calling thread. The Rust library starts it, once per process, with
+    the first batch tokenized, and a thread keeps the scheduling policy it was born with: born in the warm-up's
+    idle-policy thread (``at_low_priority``), that pool would tokenize every visitor's batches only on cores
+    nothing else wanted."""
+    encoder.tokenizer(["thread", "pools"], padding=True)
+
+
 def warm_up(model: str, device: str) -> None:
     """Load the model, then run every step the pages declare (``warm_steps``). A page asking for a result
     meanwhile waits for it rather than computing it twice."""
@@ -168,9 +180,11 @@ def warm_up(model: str, device: str) -> None:
 
     key = (model, device)
     try:
-        info = get_encoder(*key).info
+        encoder = get_encoder(*key)
     except ValueError:
         return  # the page that asked for the model shows why it cannot load
+    info = encoder.info
+    prime_thread_pools(encoder)
     steps = [call for name in warm_steps() for call in WARM_STEPS[name](key, info)]
 
     def run_steps(report: object) -> None:
