@@ -103,8 +103,8 @@ def explore(states, labels: list[str], text: str) -> None:
     with tab_dims:
         if tab_dims.open:
             marked = stats.outliers_at(states, rule, layer)
-            title = (f"Value of every dimension at {figures.layer_label(layer)} "
-                     "(this layer's outlier dimensions marked in red)")
+            # one line on a projector (40 characters), so that every token's row keeps its name there
+            title = f"Dimensions at {figures.layer_label(layer)}" + (" (outliers in red)" if marked else "")
             chart(figures.heatmap_figure(states[layer], [str(d) for d in range(states.shape[2])], labels,
                                                    title, colorscale="RdBu_r", marked_columns=marked, zmid=0.0),
                             key="lv_dims")

@@ -26,6 +26,7 @@ require_chromium()
 from playwright.sync_api import Page  # noqa: E402
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
+from bertviz_core.figures.axes import NAMED_COLUMNS  # noqa: E402
 from bertviz_core.views.page_registry import PAGES  # noqa: E402
 
 WIDTH, HEIGHT = 853, 480  # 1280 x 720 at 150 %
@@ -156,9 +157,9 @@ AUDIT_JS = """([present, minFont]) => {
 NAMED_CHARTS = {("attention", ""): ["at_head_chart"],
                 ("attention", "at_tab=From+one+token"): ["at_token_raw", "at_token_rollout"],
                 ("why_similar", ""): ["wy_matrix", "wy_lines"], ("word_similarity", ""): ["ws_scores"],
-                # Layer values' 22 tokens by layer; not its tokens by 384 dimensions, whose wrapped title, marked
-                # dimensions and upright ticks leave 22 rows too little of one screen (plotly names every third)
-                ("layer_values", ""): ["lv_norms"]}
+                # Layer values' 22 tokens by layer, and by 384 dimensions (named at a step: they are no tokens)
+                ("layer_values", ""): ["lv_norms"],
+                ("layer_values", "lv_tab=Token+%C3%97+dimension+at+the+chosen+layer"): ["lv_dims"]}
 CHARTS_DRAWN_JS = "keys => keys.every(key => document.querySelector(`.st-key-${key} .js-plotly-plot .main-svg`))"
 # Returns [chart, what, detail] for each chart of ``charts`` missing or with a token not named.
 NAMES_JS = """charts => {
@@ -178,7 +179,8 @@ NAMES_JS = """charts => {
         const yTicks = shown(plot, `.${trace.yaxis || 'y'}tick text`), xTicks = shown(plot, `.${trace.xaxis || 'x'}tick text`);
         const unnamedRows = rows.filter(r => !yTicks.includes(r));
         if (unnamedRows.length) problems.push([chart, 'rows not named', `${unnamedRows.length} of ${rows.length}: ${unnamedRows.slice(0, 4)}`]);
-        if (columns.every(v => typeof v === 'string')) {
+        // past NAMED_COLUMNS numbered columns (dimensions, figures.axes) a tick every round step names them
+        if (columns.every(v => typeof v === 'string') && !(columns.length > NAMED_COLUMNS && columns.every(v => /^\\d+$/.test(v)))) {
           const unnamed = columns.filter(c => !xTicks.includes(c) && !(xTicks.includes((c.match(/^(?:B )?(\\d+) · /) || [])[1])
                                                                         && (keyLines.includes(c) || rows.includes(c))));
           if (unnamed.length) problems.push([chart, 'columns not named', `${unnamed.length} of ${columns.length}: ${unnamed.slice(0, 4)}`]);
@@ -192,7 +194,7 @@ NAMES_JS = """charts => {
       problems.push([chart, 'points not named', `${texts.length - drawn.length} of ${texts.length}: ${missing.slice(0, 4)}`]);
   }
   return problems;
-}"""
+}""".replace("NAMED_COLUMNS", str(NAMED_COLUMNS))
 # Every chart on the page drawn: plotly's SVG, Vega's canvas.
 
 

@@ -15,6 +15,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
+from bertviz_core.figures.axes import column_axis
+
 
 def plain(text: str) -> str:
     """Text that plotly shows literally: markup escaped, newlines as line breaks."""
@@ -70,8 +72,9 @@ def heatmap_figure(
     annotate: bool = False, best_cells: Sequence[tuple[int, int]] = (), selectable: bool = False,
     zrange: tuple[float, float] | None = None, undefined: np.ndarray | None = None,
 ) -> go.Figure:
-    """A heatmap of (rows, columns); ``marked_columns`` get a red tick and a label above the plot,
-    each of ``best_cells`` (row, column) a red box; ``selectable`` adds an invisible marker on every cell, so a
+    """A heatmap of (rows, columns); each of ``marked_columns`` is named in red under its column, its values left
+    uncovered (``axes.column_axis``, which also thins the ticks of many columns), each of ``best_cells`` (row, column)
+    a red box; ``selectable`` adds an invisible marker on every cell, so a
     click selects it (plotly selects points, not heatmap cells); ``zrange`` fixes the colour scale's ends (e.g. a
     measure's own range, so that two tables read alike); ``undefined`` (rows, columns) of text says, where not
     empty, why that cell (NaN) has no value ("not defined: <why>"): its hover shows it and the cell reads "—"
@@ -91,18 +94,13 @@ def heatmap_figure(
             text = np.where(said, "—", text)
     if text is not None:
         heatmap |= dict(text=text, texttemplate="%{text}")
-    shapes = [dict(type="line", xref="x", yref="paper", x0=col, x1=col, y0=1.0, y1=1.04,
-                   line=dict(color="red", width=3)) for col in marked_columns]
-    annotations = [dict(x=col, y=1.04, yref="paper", text=f"dim {col}", showarrow=False, yanchor="bottom",
-                        font=dict(color="red", size=11)) for col in marked_columns]
-    shapes += [dict(type="rect", x0=col - 0.5, x1=col + 0.5, y0=row - 0.5, y1=row + 0.5,
+    shapes = [dict(type="rect", x0=col - 0.5, x1=col + 0.5, y0=row - 0.5, y1=row + 0.5,
                     line=dict(color="red", width=3)) for row, col in best_cells]
     row_height = 44 if annotate else 22
-    top = 90 if marked_columns else 60  # the dimension labels sit between the title and the plot
     # every row named: plotly leaves out labels it finds crowded, and each row has row_height
     layout = dict(title=dict(text=plain(title)), height=max(300, row_height * len(y_labels) + 160),
-                  margin=dict(l=10, r=10, t=top, b=10), yaxis=dict(autorange="reversed", type="category", dtick=1),
-                  xaxis=dict(type="category"), shapes=shapes, annotations=annotations)
+                  margin=dict(l=10, r=10, t=60, b=10), yaxis=dict(autorange="reversed", type="category", dtick=1),
+                  xaxis=column_axis(plains(x_labels), marked_columns), shapes=shapes)
     data = [heatmap]
     if selectable:
         rows, cols = np.meshgrid(plains(y_labels), plains(x_labels), indexing="ij")

@@ -36,3 +36,39 @@ def test_the_scatter_grid_keeps_each_panels_points_in_its_own_tile() -> None:
     no_labels, _ = pca_grid_spec(panels, 2, None, [f"text {i}" for i in range(6)])
     assert no_labels["layer"][-1]["encoding"]["color"] == {"value": "#64748b"}
     assert no_labels["layer"][-1]["encoding"]["tooltip"] == [{"field": "text", "type": "nominal"}]  # no label to show
+
+
+@pytest.mark.parametrize("columns", [3, 40, 41, 384, 768, 1024, 4096])
+def test_a_heatmaps_columns_are_each_named_up_to_forty_then_at_a_round_step(columns: int) -> None:
+    from bertviz_core.figures import heatmap_figure
+    from bertviz_core.figures.axes import NAMED_COLUMNS, STEP_TICKS, TICK_STEPS
+
+    names = [str(d) for d in range(columns)]
+    axis = heatmap_figure(np.zeros((2, columns)), names, ["a", "b"], "t").layout.xaxis
+    if columns <= NAMED_COLUMNS:
+        assert axis.tickvals is None and axis.type == "category"  # every column: the figure's rows rule applies
+        return
+    step = int(axis.tickvals[1]) - int(axis.tickvals[0])
+    assert step in TICK_STEPS and list(axis.tickvals) == names[::step] and axis.tickangle == 0
+    assert len(axis.tickvals) <= STEP_TICKS < columns / TICK_STEPS[TICK_STEPS.index(step) - 1]
+
+
+def test_a_marked_column_is_named_in_red_in_place_of_a_tick_too_near() -> None:
+    from bertviz_core.figures import heatmap_figure
+
+    names = [str(d) for d in range(384)]
+    figure = heatmap_figure(np.zeros((3, 384)), names, ["a", "b", "c"], "t", marked_columns=[223, 5])
+    axis = figure.layout.xaxis
+    ticks = dict(zip(axis.tickvals, axis.ticktext))
+    assert ticks["223"] == '<span style="color:red"><b>223</b></span>' and "red" in ticks["5"]
+    # a tick every 50 dimensions, less those within 50 of a marked one (their labels would overlap)
+    assert [t for t in ticks if t not in ("5", "223")] == ["100", "150", "300", "350"]
+    # nothing over the column (its values are what a marked column is about), nothing above the plot (the rows' room)
+    assert not figure.layout.shapes and not figure.layout.annotations and axis.ticks == "outside"
+
+
+def test_many_word_columns_keep_plotlys_own_ticks() -> None:
+    from bertviz_core.figures import heatmap_figure, token_labels
+
+    words = token_labels([f"w{i}" for i in range(60)])
+    assert heatmap_figure(np.zeros((2, 60)), words, ["a", "b"], "t").layout.xaxis.tickvals is None

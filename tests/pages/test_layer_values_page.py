@@ -82,6 +82,6 @@ def test_only_the_open_heatmap_tab_is_drawn(bundled) -> None:
     at.session_state["lv_tab"] = "Token × dimension at the chosen layer"
     at.slider(key="lv_layer").set_value(3).run()
     dims = chart(at, "lv_dims")
-    assert chart_title(dims).startswith("Value of every dimension at layer 3") and "lv_norms" not in charts(at)
+    assert chart_title(dims).startswith("Dimensions at layer 3") and "lv_norms" not in charts(at)
     (expected,) = bundled.encode([at.text_area(key="lv_text").value])
     np.testing.assert_allclose(plotly_array(dims["data"][0]["z"]), expected.hidden_states[3], atol=1e-6)
