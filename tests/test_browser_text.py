@@ -63,9 +63,9 @@ def test_layer_values_page_renders_histogram_layers_and_outliers(server: str, br
     for key in ("lv_stats", "lv_outliers"):  # the statistics and outlier tables, static (they redraw at once)
         expect(page.locator(f".st-key-{key} [data-testid='stTable']")).to_have_count(1)  # drawn after the charts
     page.get_by_role("tab", name="Token × dimension at the chosen layer").click()  # only the open tab is drawn
-    wait_for_chart(page, "Value of every dimension at layer 5")
+    wait_for_chart(page, "Dimensions at layer 5")
     heatmaps = [s for s in plotly_summaries(page, 3) if s["type"] == "heatmap"]
-    assert [s["title"].split(" (")[0] for s in heatmaps] == ["Value of every dimension at layer 5"]
+    assert [s["title"].split(" (")[0] for s in heatmaps] == ["Dimensions at layer 5"]
     assert "lv_tab=" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
     done(page)
