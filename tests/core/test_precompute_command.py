@@ -106,13 +106,18 @@ def test_settings_are_refused_before_the_model_loads_or_ray_starts(
     assert not (tmp_path / "store" / PLAN).exists()
 
 
+# ``python -m bertviz_core`` with Ctrl-C's handler as in a terminal, set by the child itself: a function run between
+# fork and exec (preexec_fn) is unsafe in a parent with threads, as the suite's processes are.
+AS_IN_A_TERMINAL = ("import runpy, signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                    "runpy.run_module('bertviz_core', run_name='__main__', alter_sys=True)")
+
+
 def command(*arguments: str) -> subprocess.Popen:
-    """The precompute command running, with Ctrl-C's signal at its default as in a terminal: a suite started in
-    the background by a shell (``make test &``) has SIGINT ignored, and a child would inherit that."""
-    return subprocess.Popen([sys.executable, "-m", "bertviz_core", "precompute", *arguments], cwd=ROOT,
+    """The precompute command running, with Ctrl-C's signal handled as in a terminal: a suite started in the
+    background by a shell (``make test &``) has SIGINT ignored, and a child would inherit that."""
+    return subprocess.Popen([sys.executable, "-c", AS_IN_A_TERMINAL, "precompute", *arguments], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"},
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509
+                            env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
 
 
 @pytest.mark.slow
