@@ -10,16 +10,26 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
-from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 from unittest import mock
 
+import cachetools
 import torch
 from transformers import PreTrainedModel
 
-_OUTPUTS: OrderedDict[tuple, Any] = OrderedDict()
-_KEPT = 2048  # outputs, least recently used dropped first: a corpus recipe's loops with room to spare
+
+def _output_bytes(output: Any) -> int:
+    """The bytes of a forward's output: its tensors, in tuples (hidden states, attentions) or alone."""
+    if isinstance(output, torch.Tensor):
+        return output.nbytes
+    values = output.values() if isinstance(output, dict) else output if isinstance(output, (tuple, list)) else ()
+    return sum(_output_bytes(value) for value in values)
+
+
+# least recently used dropped first: a corpus recipe's loops with room to spare, in bytes, as one long text's
+# hidden states and attentions take as much as a hundred short ones
+_OUTPUTS: cachetools.LRUCache[tuple, Any] = cachetools.LRUCache(maxsize=256 << 20, getsizeof=_output_bytes)
 
 
 def _frozen(value: Any) -> Any:
@@ -53,12 +63,12 @@ def _reused_forwards() -> Iterator[None]:
         key = None if args else _key(model, kwargs)
         if key is None:
             return call(model, *args, **kwargs)
-        if key not in _OUTPUTS:
-            _OUTPUTS[key] = call(model, **kwargs)
-            while len(_OUTPUTS) > _KEPT:
-                _OUTPUTS.popitem(last=False)
-        _OUTPUTS.move_to_end(key)
-        return copy.deepcopy(_OUTPUTS[key])  # the recipe may change what it is given in place
+        output = _OUTPUTS.get(key)
+        if output is None:
+            output = call(model, **kwargs)
+            with contextlib.suppress(ValueError):  # one output over the whole bound is not kept
+                _OUTPUTS[key] = output
+        return copy.deepcopy(output)  # the recipe may change what it is given in place
 
     with mock.patch.object(PreTrainedModel, "__call__", reusing):
         yield
