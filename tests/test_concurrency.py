@@ -199,13 +199,15 @@ def test_no_thread_pool_is_born_under_the_warm_ups_idle_policy(tiny_dir: Path, p
     """The tokenizer's pool, started by the warm-up's first batch, would keep the idle policy and run visitors'
     tokenizing only on idle cores: ``prime_thread_pools`` starts it first at the caller's policy (the check that
     it would be born idle otherwise keeps the test able to fail)."""
+    import os
     import subprocess
     import sys
 
     if not sys.platform.startswith("linux"):
         pytest.skip("scheduling policies are set on Linux only")
     done = subprocess.run([sys.executable, "-c", IDLE_BORN, str(tiny_dir), primed], capture_output=True, text=True,
-                          timeout=120, check=True, cwd=Path(__file__).resolve().parents[1])
+                          timeout=120, check=True, cwd=Path(__file__).resolve().parents[1],
+                          env={**os.environ, "TOKENIZERS_PARALLELISM": "true"})  # the pool exists however run
     idle = int(done.stdout.split()[-1])
     assert idle == 0 if primed == "primed" else idle > 0, done.stderr[-2000:]
 

@@ -81,11 +81,12 @@ def page_namespaces() -> list[str]:
 def test_a_page_run_leaves_no_namespace_behind_in_its_session(page: str) -> None:
     """With the session still open, and without a garbage collection: the namespace was freed as the run
     ended (no session reference, no cycle)."""
+    gc.unfreeze()  # what earlier tests' preloads froze is collected too
     gc.collect()
     gc.disable()
     try:
         at = open_page(f"pages/{page}")
-        gc.unfreeze()  # a model loaded during the run froze what was alive (ui.picker.get_encoder): list it too
+        gc.unfreeze()  # what a preload froze meanwhile (ui.warm.freeze_long_lived) is listed too
         alive = page_namespaces()
     finally:
         gc.enable()

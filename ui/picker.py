@@ -5,7 +5,6 @@ the message at once instead of waiting for the same failure.
 """
 from __future__ import annotations
 
-import gc
 import os
 import threading
 from collections.abc import Iterator
@@ -38,19 +37,10 @@ _FAILURES_LOCK = threading.Lock()  # cachetools' caches are not thread-safe
 
 @st.cache_resource(show_spinner="Loading the model (the first time takes a few seconds)…", max_entries=4)
 def get_encoder(model: str, device: str) -> Encoder:
-    """One shared Encoder per (model, device). Failures raise and are not cached.
-
-    The libraries a load imports and the model it builds live as long as the server, about 500,000 objects that
-    every full garbage collection would scan again: 0.2-0.3 s holding the interpreter, which a class's burst of
-    changes met as a pause in every process (bench-load). ``gc.freeze`` before and after the load moves them out of
-    the collector's view; they are still freed by reference counting, and an encoder has no reference cycle
-    (tests/test_collector.py), so one evicted from this cache is freed all the same."""
+    """One shared Encoder per (model, device). Failures raise and are not cached."""
     from bertviz_core.model.encoder import load_encoder
 
-    gc.freeze()  # what is imported so far: the load's own full collections skip it
-    encoder = load_encoder(None if model == BUNDLED_MODEL else model, device=device)
-    gc.freeze()
-    return encoder
+    return load_encoder(None if model == BUNDLED_MODEL else model, device=device)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -6,6 +6,7 @@ in the worker process of ``bertviz_core.runtime.offload``, so that it does not s
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -94,12 +95,25 @@ LARGE_CORPUS = 500  # texts from which a corpus is encoded in the low-priority w
 Progress = Callable[[int, int], None]
 
 
+def _lowest_priority() -> None:
+    """The calling thread under Linux's idle policy, else at nice 19, else as it is (a sandbox may refuse both;
+    the work runs all the same). Elsewhere a thread id is no process id: left as it is."""
+    if not sys.platform.startswith("linux"):
+        return
+    thread = threading.get_native_id()
+    with contextlib.suppress(OSError):
+        os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
+        return
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, thread, 19)
+
+
 def at_low_priority(run: Callable[[Progress], T], progress: Progress | None = None) -> T:
     """``run(report)`` in a fresh thread at the lowest CPU priority, waited for; its result or its exception
     (the warm-up's steps, which are this process's cached calls; a corpus goes to ``offload``'s process).
     The lowest priority is Linux's idle policy, as for the worker process (``offload.LOWEST_PRIORITY``): a nice
-    value alone let the thread finish its time slice whenever a visitor's thread woke, and a change during the
-    warm-up took 1.29-1.43x the same change without it, against 1.21 and 1.25x (bench/warm_up_effect.py).
+    value alone let the thread finish its time slice whenever a visitor's thread woke (docs/performance.md, "The
+    garbage collector, the warm-up under the idle policy"); where the policy is refused, nice 19, else as it is.
     Torch's worker threads for the model runs are started by that thread and inherit its policy (a thread
     cannot leave it again without privileges, hence the fresh one).
 
@@ -117,9 +131,8 @@ def at_low_priority(run: Callable[[Progress], T], progress: Progress | None = No
         latest.append((done, total))
 
     def body() -> None:
-        if sys.platform.startswith("linux"):  # elsewhere a thread id is no process id: left as it is
-            os.sched_setscheduler(threading.get_native_id(), os.SCHED_IDLE, os.sched_param(0))
         try:
+            _lowest_priority()
             outcome["value"] = run(report)
         except BaseException as err:  # noqa: BLE001 - handed to the page's thread, which raises it
             outcome["error"] = err

@@ -10,6 +10,7 @@ long (bench/warm_up_effect.py). A model run of a step in this process pauses the
 """
 from __future__ import annotations
 
+import gc
 import os
 import threading
 import time
@@ -169,8 +170,32 @@ def prime_thread_pools(encoder: Encoder) -> None:
     """Start the tokenizer's thread pool in the calling thread. The Rust library starts it, once per process, with
     the first batch tokenized, and a thread keeps the scheduling policy it was born with: born in the warm-up's
     idle-policy thread (``at_low_priority``), that pool would tokenize every visitor's batches only on cores
-    nothing else wanted."""
+    nothing else wanted. (So the warm-up's own tokenizing runs on it at normal priority, as its BLAS calls run on
+    the BLAS libraries' threads, started when numpy and scipy were imported.)"""
     encoder.tokenizer(["thread", "pools"], padding=True)
+
+
+def freeze_long_lived() -> None:
+    """Once a model is loaded: keep what lives as long as the server (the libraries imported, the model, about
+    500,000 objects) out of the garbage collector's full collections, each of which scanned them again holding
+    the interpreter for 0.2-0.3 s (docs/performance.md, "The class server"). Garbage is collected first, so that
+    no unreachable cycle is frozen (a frozen one is never freed); frozen objects are still freed by reference
+    counting. What a page running at this instant holds is frozen with the rest: cycles among it (a plotly
+    figure is one) stay after that run, once per model loaded by this thread."""
+    gc.collect()
+    gc.freeze()
+
+
+def load(model: str, device: str) -> ModelInfo | None:
+    """The preload: the model loaded, the tokenizer's pool started here, what lives as long as the server frozen;
+    the model's facts, or None when it cannot load (the page that asked for it says why)."""
+    try:
+        encoder = get_encoder(model, device)
+    except ValueError:
+        return None
+    prime_thread_pools(encoder)
+    freeze_long_lived()
+    return encoder.info
 
 
 def warm_up(model: str, device: str) -> None:
@@ -179,12 +204,9 @@ def warm_up(model: str, device: str) -> None:
     from bertviz_core.model.encoder import record
 
     key = (model, device)
-    try:
-        encoder = get_encoder(*key)
-    except ValueError:
-        return  # the page that asked for the model shows why it cannot load
-    info = encoder.info
-    prime_thread_pools(encoder)
+    info = load(*key)
+    if info is None:
+        return
     steps = [call for name in warm_steps() for call in WARM_STEPS[name](key, info)]
 
     def run_steps(report: object) -> None:
@@ -202,7 +224,7 @@ def preload_encoder(model: str, device: str) -> threading.Thread:
     views: called after a page is drawn, so the first page that runs the model usually finds it loaded and
     its default numbers computed."""
     warm = os.environ.get("BERTVIZ_WARM_UP", "1") != "0"  # the tests turn it off: its model runs would count as theirs
-    thread = threading.Thread(target=warm_up if warm else get_encoder, args=(model, device), name="preload-encoder",
+    thread = threading.Thread(target=warm_up if warm else load, args=(model, device), name="preload-encoder",
                               daemon=True)
     thread.start()
     return thread
