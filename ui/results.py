@@ -96,26 +96,21 @@ Progress = Callable[[int, int], None]
 
 
 def _lowest_priority() -> None:
-    """The calling thread under Linux's idle policy, else at nice 19, else as it is (a sandbox may refuse both;
-    the work runs all the same). Elsewhere a thread id is no process id: left as it is."""
-    if not sys.platform.startswith("linux"):
-        return
-    thread = threading.get_native_id()
-    with contextlib.suppress(OSError):
-        os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
-        return
-    with contextlib.suppress(OSError):
-        os.setpriority(os.PRIO_PROCESS, thread, 19)
+    """The calling thread at nice 19, else as it is (a sandbox may refuse it; the work runs all the same). Not
+    Linux's idle policy, as the worker process has: a thread of the server holds the interpreter's lock between
+    its steps, and under that policy it would wait five times longer for a core while another process (a class
+    server's) keeps both busy, and it gained nothing measurable (docs/performance.md, "The garbage collector, the
+    warm-up under the idle policy"). Elsewhere a thread id is no process id: left as it is."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
 
 
 def at_low_priority(run: Callable[[Progress], T], progress: Progress | None = None) -> T:
     """``run(report)`` in a fresh thread at the lowest CPU priority, waited for; its result or its exception
     (the warm-up's steps, which are this process's cached calls; a corpus goes to ``offload``'s process).
-    The lowest priority is Linux's idle policy, as for the worker process (``offload.LOWEST_PRIORITY``): a nice
-    value alone let the thread finish its time slice whenever a visitor's thread woke (docs/performance.md, "The
-    garbage collector, the warm-up under the idle policy"); where the policy is refused, nice 19, else as it is.
-    Torch's worker threads for the model runs are started by that thread and inherit its policy (a thread
-    cannot leave it again without privileges, hence the fresh one).
+    Torch's worker threads for the model runs are started by that thread and inherit its priority (a thread
+    cannot raise its own again without privileges, hence the fresh one).
 
     ``run`` calls ``report(done, total)`` as it goes; this thread, the page's, hands each new report to
     ``progress`` (a progress bar). Streamlit stops or reruns a page only in its own thread, at such a call: then

@@ -168,10 +168,10 @@ def warm_steps() -> list[str]:
 
 def prime_thread_pools(encoder: Encoder) -> None:
     """Start the tokenizer's thread pool in the calling thread. The Rust library starts it, once per process, with
-    the first batch tokenized, and a thread keeps the scheduling policy it was born with: born in the warm-up's
-    idle-policy thread (``at_low_priority``), that pool would tokenize every visitor's batches only on cores
-    nothing else wanted. (So the warm-up's own tokenizing runs on it at normal priority, as its BLAS calls run on
-    the BLAS libraries' threads, started when numpy and scipy were imported.)"""
+    the first batch tokenized, and a thread keeps the priority it was born with: born in the warm-up's thread at
+    nice 19 (``at_low_priority``), that pool would tokenize every visitor's batches at the lowest priority. (So the
+    warm-up's own tokenizing runs on it at normal priority, as its BLAS calls run on the BLAS libraries' threads,
+    started when numpy and scipy were imported.)"""
     encoder.tokenizer(["thread", "pools"], padding=True)
 
 
