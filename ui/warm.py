@@ -181,7 +181,8 @@ def freeze_long_lived() -> None:
     the interpreter for 0.2-0.3 s (docs/performance.md, "The class server"). Garbage is collected first, so that
     no unreachable cycle is frozen (a frozen one is never freed); frozen objects are still freed by reference
     counting. What a page running at this instant holds is frozen with the rest: cycles among it (a plotly
-    figure is one) stay after that run, once per model loaded by this thread."""
+    figure is one) stay after that run, once per model loaded by this thread. That first collection is itself a
+    full one, 0.2-0.3 s holding the interpreter once, in the background after the first page."""
     gc.collect()
     gc.freeze()
 
