@@ -1,6 +1,6 @@
 """Which model? in a real browser, on the session's shared server: an upload of 320 labelled rows and a file of scored
-pairs, each ranked with its leaderboard, chart and grids and no exception, at 1400 x 1600 and in presentation mode at
-1280 x 720 and 150 %. Screenshots go to ``BERTVIZ_SCREENSHOTS`` when it names a folder (to be looked at)."""
+pairs, each ranked with its leaderboard and chart and no exception, at 1400 x 1600 and in presentation mode at 1280 x 720
+and 150 %, where the grids' tab is opened too. Screenshots go to ``BERTVIZ_SCREENSHOTS`` when it names a folder (to be looked at)."""
 from __future__ import annotations
 
 import os
@@ -71,8 +71,14 @@ def test_an_uploaded_labelled_file_and_a_pairs_file_are_ranked(server: str, brow
     wait_idle(page)
     ranked(page, "Spearman ρ by layer")
     page.screenshot(path=str(folder / "which_model_present_150.png"))
-    for key in ("wm_leaderboard", "wm_layers_chart", "wm_grid_0"):  # the page scrolls inside its own container
+    for key in ("wm_leaderboard", "wm_layers_chart"):  # the page scrolls inside its own container
         page.locator(f".st-key-{key}").scroll_into_view_if_needed()
         wait_idle(page)
         page.screenshot(path=str(folder / f"which_model_present_150_{key}.png"))
+    page.get_by_role("tab", name="Each model's grid").click()  # only the open tab is drawn
+    wait_idle(page)
+    page.wait_for_selector(".st-key-wm_grid_0 .js-plotly-plot .main-svg")
+    page.locator(".st-key-wm_grid_0").scroll_into_view_if_needed()
+    wait_idle(page)
+    page.screenshot(path=str(folder / "which_model_present_150_wm_grid_0.png"))
     assert page.locator("[data-testid='stException']").count() == 0

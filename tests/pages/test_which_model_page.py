@@ -30,6 +30,7 @@ from bertviz_core.views.which_model import pairs_corpus, stored_speed
 from ui import literal
 
 UPLOADER = ("wm_source", "wm_upload")
+BY_LAYER, GRIDS, TABLE = "Score by layer", "Each model's grid", "Table"  # the tabs of every cell
 CHECKS = PageChecks(
     settings=(("radio", "wm_measure", "macro-F1"), ("radio", "wm_measure", "silhouette"),
               ("multiselect", "wm_layers", [2, 4, 6]), ("multiselect", "wm_strats", ["mean"]),
@@ -41,7 +42,8 @@ CHECKS = PageChecks(
     upload_labelled=True,
     shared_query="wm_models=all-MiniLM-L6-v2+%28bundled%29&wm_models=" + UNTRAINED_TWIN.replace(" ", "+")
                  + "&wm_strats=mean&wm_layers=layer+3&wm_layers=layer+6&wm_measure=macro-F1",
-    extra_views=("wm_task=Scored+pairs+%28Spearman+%CF%81%29",),  # a bound radio carries its label
+    extra_views=("wm_task=Scored+pairs+%28Spearman+%CF%81%29",  # a bound radio carries its label
+                 "wm_view=Each+model%27s+grid", "wm_view=Table"),
     visit=lambda words: {UPLOADER[0]: UPLOAD},
 )
 
@@ -58,8 +60,16 @@ def vectors(pooled: dict[str, np.ndarray], cells: list[tuple[str, int]] = CELLS)
     return {(s, layer): pooled[s][:, layer] for s, layer in cells}
 
 
+def in_view(at: AppTest, view: str) -> AppTest:
+    """The page rerun with its tab ``view`` of every cell open (only the open one is drawn)."""
+    at.session_state["wm_view"] = view
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def shown(at, key: str = "wm_table"):  # noqa: ANN001, ANN201 - the full table as the page shows it
-    return table(at, key).sort_values(["model", "strategy", "layer"]).reset_index(drop=True)
+    return table(in_view(at, TABLE), key).sort_values(["model", "strategy", "layer"]).reset_index(drop=True)
 
 
 def expected(ranking):  # noqa: ANN001, ANN201
@@ -85,8 +95,9 @@ def test_the_default_view_equals_rank_models_and_settings_run_no_model(news_pool
             np.testing.assert_allclose(got[column].astype(float), want[column], atol=1e-5)
         assert list(got["best"]) == list(want["best"])
         assert literal(ranking.verdict.sentence) in [m.value for m in at.info]  # names shown as typed, not as Markdown
-    assert {"wm_layers_chart", "wm_grid_0", "wm_grid_1"} <= set(charts(at))
+    assert set(charts(in_view(at, BY_LAYER))) == {"wm_layers_chart"}  # the open tab alone is drawn
     assert len(chart(at, "wm_layers_chart")["data"]) == 8  # 2 models × 2 strategies, a band and a line each
+    assert set(charts(in_view(at, GRIDS))) == {"wm_grid_0", "wm_grid_1"}
     costs = table(at, "wm_costs")
     assert list(costs["model"]) == [BUNDLED_MODEL, UNTRAINED_TWIN] and set(costs["hidden size"]) == {384}
     runs = len(model_calls)
@@ -114,7 +125,7 @@ def test_a_ranking_is_kept_for_its_models_texts_task_and_cells(news_pooled,  # n
         assert not at.exception
     assert len(rankings) == 2  # accuracy, macro-F1: each once
     at.multiselect(key="wm_layers").set_value(at.multiselect(key="wm_layers").value[:2]).run()
-    assert len(rankings) == 3 and len(table(at, "wm_table")) == 2 * 2 * 2  # models × strategies × the 2 layers
+    assert len(rankings) == 3 and len(shown(at)) == 2 * 2 * 2  # models × strategies × the 2 layers
 
 
 @pytest.mark.slow
@@ -192,14 +203,14 @@ def test_a_hub_id_offline_is_said_under_the_picker_and_the_other_models_are_rank
     assert order[order.index("Multiselect") + 1] == "Error", order
     assert list(table(at, "wm_leaderboard")["model"]) == [BUNDLED_MODEL, UNTRAINED_TWIN]
     assert list(table(at, "wm_costs")["model"]) == [BUNDLED_MODEL, UNTRAINED_TWIN]
-    assert {"wm_grid_0", "wm_grid_1"} <= set(charts(at)) and "wm_grid_2" not in charts(at)
+    assert set(charts(in_view(at, GRIDS))) == {"wm_grid_0", "wm_grid_1"}
 
 
 @pytest.mark.slow
 def test_every_models_grid_is_coloured_on_one_scale_said_above_them() -> None:
     """The untrained twin's grid is coloured on the trained model's scale, so its best cell is not as dark; the
     caption above the grids says so, and where the scale ends."""
-    at = opened_with(wm_strats=["mean", "cls"], wm_layers=[3, 6])
+    at = opened_with(wm_strats=["mean", "cls"], wm_layers=[3, 6], wm_view=GRIDS)
     grids = [chart(at, f"wm_grid_{i}") for i in range(2)]
     scores = np.concatenate([plotly_array(grid["data"][0]["z"]).ravel().astype(float) for grid in grids])
     low, high = np.nanmin(scores), np.nanmax(scores)
@@ -221,6 +232,7 @@ def test_a_score_that_is_not_defined_says_why_and_is_never_best() -> None:
     assert len(undefined) == 2 and not undefined["best"].any()  # each model's [CLS] at layer 0
     assert set(undefined["note"]) == {f"not defined: {NO_ORDER}"}
     assert set(rows.loc[rows["layer"] == 6, "note"]) == {""}
+    in_view(at, GRIDS)
     for i in range(2):
         heat = chart(at, f"wm_grid_{i}")["data"][0]
         text = [str(cell) for line in heat["text"] for cell in line]
