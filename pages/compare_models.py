@@ -18,9 +18,10 @@ from bertviz_core.views.model_comparison import (
 from bertviz_core.views.layer_matches import best_matches, layer_story
 from bertviz_core.measures.pooling import POOLINGS
 from ui import (
-    aligned_pair, chart, choose, columns, comparison_code, corpus_digest, corpus_source, cut_warnings, download_csv,
-    encoder, ensure_app_navigation, get_encoder, identities, int_slider, layer_comparison, literal, match_evidence,
-    model_input, model_key, or_stop, pick_model_b, pooled_pair, table, teaching_panel, tokenization_table,
+    aligned_pair, chart, choose, columns, comparison_code, corpus_digest, corpus_source, cut_warnings, detached,
+    download_csv, encoder, ensure_app_navigation, get_encoder, identities, int_slider, layer_comparison, literal,
+    match_evidence, model_input, model_key, or_stop, pick_model_b, pooled_pair, table, teaching_panel,
+    tokenization_table,
 )
 
 ensure_app_navigation()
@@ -79,27 +80,41 @@ with d3:
 teaching_panel(titles.what, comparison_code(info_a, info_b, corpus, level, strategy, estimator),
                key="compare_models")
 
-st.subheader("The same texts through both models")
-s1, s2 = columns(2)
-layer_a = int_slider("Model A's layer", 0, info_a.num_layers, info_a.num_layers, key="cm_layer_a", container=s1,
-                     bind="query-params")
-layer_b = int_slider("Model B's layer", 0, info_b.num_layers, info_b.num_layers, key="cm_layer_b", container=s2,
-                     bind="query-params")
-choices = text_choices(texts)
-query = choose(st, "Text", choices, 0, key="cm_query", bind="query-params")
-at_a, at_b = POOLINGS[strategy].at(pooled_a[strategy], layer_a), POOLINGS[strategy].at(pooled_b[strategy], layer_b)
-left, right = columns(2)
-matrix_a, matrix_b, numbered = similarity_pair(at_a, at_b, texts)
-for side, matrix, where, name, layer in (("A", matrix_a, left, info_a, layer_a),
-                                        ("B", matrix_b, right, info_b, layer_b)):
-    chart(figures.table_heatmap(matrix, f"Model {side} ({name.name}), {strategy} at layer {layer}: cosine of the "
-                                f"first {len(matrix)} texts", zrange=(-1, 1), colorscale="RdBu", zmid=0, annotate=True),
-          key=f"cm_sim_{side}", container=where)
-st.caption("Key: " + literal(numbered))
-st.markdown(f"**Nearest texts to** “{literal(choices[query])}” in each model ({strategy}, cosine)")
-table(nearest_side_by_side(at_a, at_b, texts, query), key="cm_nearest")
-st.markdown("**How each model cuts the text into pieces**")
-table(word_pieces(texts[query], model_input(key_a, texts[query], None), model_input(key_b, texts[query], None)),
-      key="cm_pieces")
-st.markdown("**How each model cuts the whole corpus**")
-table(tokenization_table(key_a, key_b, texts), key="cm_tokenization")
+
+@st.fragment
+@detached
+def side_by_side(key_a: tuple[str, str], key_b: tuple[str, str], texts: tuple[str, ...], strategy: str) -> None:
+    """The same texts through both models: a change of either layer or of the text reruns only this part of the page.
+
+    Streamlit keeps a fragment's arguments for its reruns as long as the session lives, so it is given the models
+    and the corpus, not their pooled vectors: those stay in the shared store, within its byte budget."""
+    info_a, info_b = get_encoder(*key_a).info, get_encoder(*key_b).info
+    pooled_a, pooled_b = pooled_pair(key_a, key_b, texts)
+    st.subheader("The same texts through both models")
+    s1, s2 = columns(2)
+    layer_a = int_slider("Model A's layer", 0, info_a.num_layers, info_a.num_layers, key="cm_layer_a", container=s1,
+                         bind="query-params")
+    layer_b = int_slider("Model B's layer", 0, info_b.num_layers, info_b.num_layers, key="cm_layer_b", container=s2,
+                         bind="query-params")
+    choices = text_choices(texts)
+    query = choose(st, "Text", choices, 0, key="cm_query", bind="query-params")
+    at_a, at_b = POOLINGS[strategy].at(pooled_a[strategy], layer_a), POOLINGS[strategy].at(pooled_b[strategy], layer_b)
+    left, right = columns(2)
+    matrix_a, matrix_b, numbered = similarity_pair(at_a, at_b, texts)
+    for side, matrix, where, name, layer in (("A", matrix_a, left, info_a, layer_a),
+                                            ("B", matrix_b, right, info_b, layer_b)):
+        chart(figures.table_heatmap(matrix, f"Model {side} ({name.name}), {strategy} at layer {layer}: cosine of the "
+                                    f"first {len(matrix)} texts", zrange=(-1, 1), colorscale="RdBu", zmid=0,
+                                    annotate=True),
+              key=f"cm_sim_{side}", container=where)
+    st.caption("Key: " + literal(numbered))
+    st.markdown(f"**Nearest texts to** “{literal(choices[query])}” in each model ({strategy}, cosine)")
+    table(nearest_side_by_side(at_a, at_b, texts, query), key="cm_nearest")
+    st.markdown("**How each model cuts the text into pieces**")
+    table(word_pieces(texts[query], model_input(key_a, texts[query], None), model_input(key_b, texts[query], None)),
+          key="cm_pieces")
+    st.markdown("**How each model cuts the whole corpus**")
+    table(tokenization_table(key_a, key_b, texts), key="cm_tokenization")
+
+
+side_by_side(key_a, key_b, texts, strategy)
