@@ -97,7 +97,7 @@ st.subheader("The cost beside the quality")
 table(model_costs(models, texts, stored), key="wm_costs", height=220)
 st.subheader("Every cell")
 # Only the open tab is drawn (on_change="rerun"): a change of the score or the cells redraws one view of them, not
-# three (bench-parts: the page's score change 253 ms with all three, 168 ms with one).
+# three, which took most of a change's time (docs/performance.md, "Which model?'s views of every cell in tabs").
 by_layer, grids, every_cell = st.tabs(["Score by layer", "Each model's grid", "Table"], key="wm_view",
                                       bind="query-params", on_change="rerun")
 with by_layer:
