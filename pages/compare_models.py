@@ -39,47 +39,59 @@ key_b = pick_model_b(key_a[1], c1)
 if key_b is None:
     st.stop()
 info_b = get_encoder(*key_b).info
-level = c2.radio("Compare", list(LEVELS), key="cm_level", bind="query-params",
-                 help="Sentences: " + LEVELS["sentences"] + ". Words: " + LEVELS["words"] + ".")
-c3, c4 = columns(2)
-strategy = c3.selectbox("Pooling", LAYER_STRATEGIES, index=LAYER_STRATEGIES.index("mean"), key="cm_strategy",
+strategy = c2.selectbox("Pooling", LAYER_STRATEGIES, index=LAYER_STRATEGIES.index("mean"), key="cm_strategy",
                         bind="query-params",
                         help="The strategies with a vector at every layer. At the word level the tables average each "
                              "word's pieces instead; the side-by-side section below still uses this pooling.")
-estimator = c4.radio("Estimator", list(ESTIMATORS), key="cm_estimator", bind="query-params",
-                     help="Debiased CKA does not drift upwards on few texts, as linear CKA does.")
 st.caption(f"**A** = {literal(info_a.name)} ({info_a.num_layers} layers, {info_a.hidden_size} wide) · "
            f"**B** = {literal(info_b.name)} ({info_b.num_layers} layers, {info_b.hidden_size} wide)")
-
 cut_warnings(key_a, key_b, texts)
-pooled_a, pooled_b = pooled_pair(key_a, key_b, texts)
-if level == "sentences":
-    a, b, left_out, read, text_of = pooled_a[strategy], pooled_b[strategy], 0, len(texts), None
-else:
-    a, b, left_out, read, text_of = aligned_pair(key_a, key_b, texts)
-comparison = or_stop(lambda: layer_comparison(identities(key_a, key_b), corpus_digest(texts),
-                                              strategy if level == "sentences" else None, level, estimator, a, b,
-                                              left_out))
-evidence = match_evidence(identities(key_a, key_b), corpus_digest(texts), strategy if level == "sentences" else None,
-                          level, a, b, text_of)
-st.info("  \n".join(layer_story(comparison, evidence)), icon="🪞")
-left, right = columns(2)
-titles = comparison_title(comparison, strategy, read, len(texts))
-chart(figures.table_heatmap(comparison.cka, titles.cka, zrange=colour_range(comparison)), key="cm_cka", container=left)
-chart(figures.table_heatmap(comparison.rsa, titles.rsa, zrange=(-1, 1), colorscale="RdBu", zmid=0),
-      key="cm_rsa", container=right)
-matches = best_matches(comparison, evidence)
-table(matches, key="cm_matches")
-d1, d2, d3 = columns(3)
-with d1:
-    download_csv(comparison.cka.reset_index(names="A layer"), "CKA table (CSV)", "cka.csv", "cm_cka_csv")
-with d2:
-    download_csv(comparison.rsa.reset_index(names="A layer"), "RSA table (CSV)", "rsa.csv", "cm_rsa_csv")
-with d3:
-    download_csv(matches, "Most alike layers (CSV)", "most_alike_layers.csv", "cm_matches_csv")
-teaching_panel(titles.what, comparison_code(info_a, info_b, corpus, level, strategy, estimator),
-               key="compare_models")
 
+
+@st.fragment
+@detached
+def layers_alike(key_a: tuple[str, str], key_b: tuple[str, str], texts: tuple[str, ...], strategy: str,
+                 corpus_code: str) -> None:
+    """Which layers represent the texts alike, and its pickers: a change of the level or the estimator reruns only
+    this part of the page (the section below depends on neither). Given the models and the corpus, not their
+    vectors, which stay in the shared store (see ``side_by_side``)."""
+    info_a, info_b = get_encoder(*key_a).info, get_encoder(*key_b).info
+    c3, c4 = columns(2)
+    level = c3.radio("Compare", list(LEVELS), key="cm_level", bind="query-params",
+                     help="Sentences: " + LEVELS["sentences"] + ". Words: " + LEVELS["words"] + ".")
+    estimator = c4.radio("Estimator", list(ESTIMATORS), key="cm_estimator", bind="query-params",
+                         help="Debiased CKA does not drift upwards on few texts, as linear CKA does.")
+    if level == "sentences":
+        pooled_a, pooled_b = pooled_pair(key_a, key_b, texts)
+        a, b, left_out, read, text_of = pooled_a[strategy], pooled_b[strategy], 0, len(texts), None
+    else:
+        a, b, left_out, read, text_of = aligned_pair(key_a, key_b, texts)
+    comparison = or_stop(lambda: layer_comparison(identities(key_a, key_b), corpus_digest(texts),
+                                                  strategy if level == "sentences" else None, level, estimator, a, b,
+                                                  left_out))
+    evidence = match_evidence(identities(key_a, key_b), corpus_digest(texts),
+                              strategy if level == "sentences" else None, level, a, b, text_of)
+    st.info("  \n".join(layer_story(comparison, evidence)), icon="🪞")
+    left, right = columns(2)
+    titles = comparison_title(comparison, strategy, read, len(texts))
+    chart(figures.table_heatmap(comparison.cka, titles.cka, zrange=colour_range(comparison)), key="cm_cka",
+          container=left)
+    chart(figures.table_heatmap(comparison.rsa, titles.rsa, zrange=(-1, 1), colorscale="RdBu", zmid=0),
+          key="cm_rsa", container=right)
+    matches = best_matches(comparison, evidence)
+    table(matches, key="cm_matches")
+    d1, d2, d3 = columns(3)
+    with d1:
+        download_csv(comparison.cka.reset_index(names="A layer"), "CKA table (CSV)", "cka.csv", "cm_cka_csv")
+    with d2:
+        download_csv(comparison.rsa.reset_index(names="A layer"), "RSA table (CSV)", "rsa.csv", "cm_rsa_csv")
+    with d3:
+        download_csv(matches, "Most alike layers (CSV)", "most_alike_layers.csv", "cm_matches_csv")
+    teaching_panel(titles.what, comparison_code(info_a, info_b, corpus_code, level, strategy, estimator),
+                   key="compare_models")
+
+
+layers_alike(key_a, key_b, texts, strategy, corpus.code)
 
 @st.fragment
 @detached

@@ -17,7 +17,6 @@ from ui.picker import CUSTOM, allowed_models, get_encoder, load_or_remember_fail
 from ui.results import embed_corpus, model_of, shared
 
 if TYPE_CHECKING:
-    from bertviz_core.corpora.corpus_sources import Corpus
     from bertviz_core.views.layer_matches import MatchEvidence
     from bertviz_core.views.model_comparison import LayerComparison
     from bertviz_core.model.models import ModelInfo
@@ -133,16 +132,17 @@ def tokenization_table(key_a: tuple[str, str], key_b: tuple[str, str], texts: tu
     return _tokenization(identities(key_a, key_b), digest(texts), key_a, key_b, texts)
 
 
-def comparison_code(info_a: ModelInfo, info_b: ModelInfo, corpus: Corpus, level: str, strategy: str,
+def comparison_code(info_a: ModelInfo, info_b: ModelInfo, corpus_code: str, level: str, strategy: str,
                     estimator: str) -> str:
-    """The plain transformers and numpy code that reproduces the CKA table shown."""
+    """The plain transformers and numpy code that reproduces the CKA table shown (``corpus_code``: the corpus'
+    ``Corpus.code``)."""
     from bertviz_core import recipes
     from bertviz_core.views.model_comparison import ESTIMATORS
     from bertviz_core.measures.pooling import POOLINGS
 
     if level == "sentences":
-        return recipes.compare_models(info_a, info_b, corpus.code, POOLINGS[strategy].code, ESTIMATORS[estimator])
-    return recipes.compare_models_words(info_a, info_b, corpus.code, ESTIMATORS[estimator], WORD_UNITS)
+        return recipes.compare_models(info_a, info_b, corpus_code, POOLINGS[strategy].code, ESTIMATORS[estimator])
+    return recipes.compare_models_words(info_a, info_b, corpus_code, ESTIMATORS[estimator], WORD_UNITS)
 
 
 def cut_warnings(key_a: tuple[str, str], key_b: tuple[str, str], texts: tuple[str, ...]) -> None:
