@@ -17,6 +17,7 @@ from bertviz_core.views.model_comparison import (
 )
 from bertviz_core.views.layer_matches import best_matches, layer_story
 from bertviz_core.measures.pooling import POOLINGS
+from bertviz_core.model.models import ModelInfo
 from ui import (
     aligned_pair, chart, choose, columns, comparison_code, corpus_digest, corpus_source, cut_warnings, detached,
     download_csv, encoder, ensure_app_navigation, get_encoder, identities, int_slider, layer_comparison, literal,
@@ -50,12 +51,13 @@ cut_warnings(key_a, key_b, texts)
 
 @st.fragment
 @detached
-def layers_alike(key_a: tuple[str, str], key_b: tuple[str, str], texts: tuple[str, ...], strategy: str,
-                 corpus_code: str) -> None:
+def layers_alike(key_a: tuple[str, str], key_b: tuple[str, str], info_a: ModelInfo, info_b: ModelInfo,
+                 texts: tuple[str, ...], strategy: str, corpus_code: str) -> None:
     """Which layers represent the texts alike, and its pickers: a change of the level or the estimator reruns only
-    this part of the page (the section below depends on neither). Given the models and the corpus, not their
-    vectors, which stay in the shared store (see ``side_by_side``)."""
-    info_a, info_b = get_encoder(*key_a).info, get_encoder(*key_b).info
+    this part of the page (the section below depends on neither).
+
+    Streamlit keeps a fragment's arguments for its reruns as long as the session lives, so each of this page's two
+    is given the models and the corpus, not their vectors: those stay in the shared store, within its byte budget."""
     c3, c4 = columns(2)
     level = c3.radio("Compare", list(LEVELS), key="cm_level", bind="query-params",
                      help="Sentences: " + LEVELS["sentences"] + ". Words: " + LEVELS["words"] + ".")
@@ -91,16 +93,15 @@ def layers_alike(key_a: tuple[str, str], key_b: tuple[str, str], texts: tuple[st
                    key="compare_models")
 
 
-layers_alike(key_a, key_b, texts, strategy, corpus.code)
+layers_alike(key_a, key_b, info_a, info_b, texts, strategy, corpus.code)
+
 
 @st.fragment
 @detached
-def side_by_side(key_a: tuple[str, str], key_b: tuple[str, str], texts: tuple[str, ...], strategy: str) -> None:
-    """The same texts through both models: a change of either layer or of the text reruns only this part of the page.
-
-    Streamlit keeps a fragment's arguments for its reruns as long as the session lives, so it is given the models
-    and the corpus, not their pooled vectors: those stay in the shared store, within its byte budget."""
-    info_a, info_b = get_encoder(*key_a).info, get_encoder(*key_b).info
+def side_by_side(key_a: tuple[str, str], key_b: tuple[str, str], info_a: ModelInfo, info_b: ModelInfo,
+                 texts: tuple[str, ...], strategy: str) -> None:
+    """The same texts through both models: a change of either layer or of the text reruns only this part of the page
+    (its arguments as ``layers_alike``'s)."""
     pooled_a, pooled_b = pooled_pair(key_a, key_b, texts)
     st.subheader("The same texts through both models")
     s1, s2 = columns(2)
@@ -129,4 +130,4 @@ def side_by_side(key_a: tuple[str, str], key_b: tuple[str, str], texts: tuple[st
     table(tokenization_table(key_a, key_b, texts), key="cm_tokenization")
 
 
-side_by_side(key_a, key_b, texts, strategy)
+side_by_side(key_a, key_b, info_a, info_b, texts, strategy)
