@@ -304,10 +304,16 @@ def open_code_panels(at: AppTest) -> AppTest:
     return at.run()
 
 
+def open_tab(at: AppTest, key: str, label: str) -> AppTest:
+    """The page rerun with its tabs keyed ``key`` on ``label``: only the open tab is drawn, and AppTest sets a tab
+    by its key."""
+    at.session_state[key] = label
+    return at.run()
+
+
 def open_vocabulary(at: AppTest) -> None:
-    """Open Tokenization's Vocabulary tab: only the open tab is drawn, and AppTest sets a tab by its key."""
-    at.session_state["tok_tab"] = "Vocabulary"
-    at.run()
+    """Open Tokenization's Vocabulary tab."""
+    open_tab(at, "tok_tab", "Vocabulary")
 
 
 def _keyed(element, key: str) -> bool:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import chart, charts, open_page, save_tiny_bert
+from conftest import chart, charts, open_page, open_tab, save_tiny_bert
 from page_checks import LONG, PageChecks, slider, typed
 from test_attention import plain_attentions
 
@@ -42,8 +42,7 @@ def test_a_twelve_layer_twelve_head_model_shows_144_thumbnails(tiny_12x12: Path)
     at = open_page(PAGE)
     at.sidebar.selectbox(key="model").set_value("Custom id or path…").run()
     at.sidebar.text_input(key="custom_model").set_value(str(tiny_12x12)).run()
-    at.session_state["at_tab"] = "Model view"
-    at.run()
+    open_tab(at, "at_tab", "Model view")
     model_view = chart(at, "at_model_chart")
     assert len(model_view["layout"]["xaxis"]["ticktext"]) * len(model_view["layout"]["yaxis"]["ticktext"]) == 144
 
@@ -58,9 +57,7 @@ def test_the_page_draws_each_view_and_settings_run_no_model(model_calls: list[in
     at.multiselect(key="at_heads").set_value([2, 3]).run()
     assert chart(at, "at_head_chart")["layout"]["title"]["text"] == "Layer 4, mean of heads 2, 3"
     for tab, key in [("Model view", "at_model_chart"), ("Statistics", "at_stat_0"), ("From one token", "at_token_raw")]:
-        at.session_state["at_tab"] = tab
-        at.run()
-        assert key in charts(at), tab
+        assert key in charts(open_tab(at, "at_tab", tab)), tab
     at.selectbox(key="at_token").set_value(3).run()
     assert not at.exception and len(model_calls) == runs
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import APP, DEVICE, chart, charts, open_code_panels, open_page, plotly_array, table
+from conftest import APP, DEVICE, chart, charts, open_code_panels, open_page, open_tab, plotly_array, table
 from page_checks import LABELLED_LONG, UPLOAD, PageChecks, choose, uploaded
 from streamlit.testing.v1 import AppTest
 
@@ -62,8 +62,7 @@ def vectors(pooled: dict[str, np.ndarray], cells: list[tuple[str, int]] = CELLS)
 
 def in_view(at: AppTest, view: str) -> AppTest:
     """The page rerun with its tab ``view`` of every cell open (only the open one is drawn)."""
-    at.session_state["wm_view"] = view
-    at.run()
+    open_tab(at, "wm_view", view)
     assert not at.exception, at.exception
     return at
 
