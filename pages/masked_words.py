@@ -26,6 +26,8 @@ PREPARE = (
     "switch button works offline."
 )
 
+VIEWS = ["The guesses", "Layer by layer"]
+
 st.title("🎭 Masked words")
 info = active_info()
 if not info.has_mlm_head:
@@ -134,7 +136,7 @@ if not info.has_mlm_head:
 hidden_ids = tuple(hidden_by_position.get(position) for position in found.positions)
 lenses = or_stop(lambda: masked_lens(model_key(), text, hidden_ids), icon="⚠️")  # a head that cannot be read
 layer = int_slider("Layer (0 = embeddings)", 0, info.num_layers, info.num_layers, key="mw_layer", container=c3,
-                   bind="query-params")
+                   bind="query-params", help="The row outlined in “Layer by layer”, and the layer the code reads.")
 lens = lenses[mask]
 teaching_panel(
     f"BERT's pre-training task: guess the token behind each {mask_token}. Its head turns the last layer's hidden "
@@ -145,28 +147,33 @@ teaching_panel(
     key="masked_words",
 )
 
-st.subheader("The guesses")
 filled = " · ".join(f"mask {m}: **{literal(one.top_tokens[-1, 0])}**" for m, one in enumerate(lenses, start=1))
 st.markdown(f"Top guess for each mask — {filled}")
-guesses = lens.predictions(k)
-left, right = columns(2)
-chart(figures.ranking_figure(guesses["token"], guesses["probability"], None,
-                             f"{named}: the {k} best guesses (last layer)"), key="mw_guesses", container=left)
-with right:
-    every_mask = every_guess(lenses, k)
-    shown = every_mask.assign(probability=every_mask["probability"].map("{:.3g}".format))  # small ones stay legible
-    table(shown[["mask", "rank", "token", "id", "probability"]], key="mw_guesses_table", height=400)
+every_mask = every_guess(lenses, k)
+# Only the open tab is drawn (on_change="rerun"): the guesses and the layer-by-layer views together took most of a
+# change's time (docs/performance.md, "Why similar? and Masked words in tabs").
+guesses_tab, layers_tab = st.tabs(VIEWS, key="mw_view", bind="query-params", on_change="rerun")
+with guesses_tab:
+    if guesses_tab.open:
+        guesses = lens.predictions(k)
+        left, right = columns(2)
+        chart(figures.ranking_figure(guesses["token"], guesses["probability"], None,
+                                     f"{named}: the {k} best guesses (last layer)"), key="mw_guesses", container=left)
+        with right:
+            shown = every_mask.assign(probability=every_mask["probability"].map("{:.3g}".format))  # small ones legible
+            table(shown[["mask", "rank", "token", "id", "probability"]], key="mw_guesses_table", height=400)
+with layers_tab:
+    if layers_tab.open:
+        knows = lens.first_layer_at_top()
+        answer = literal(lens.tracked_tokens[0])
+        st.caption(f"Where does the model know the word? Each row is the head applied after one layer (0 = the "
+                   f"embeddings, before any attention); the red row is layer {layer}. The final answer, “{answer}”, "
+                   f"is the top guess {settles(knows, info.num_layers)}.")
+        chart(figures.guess_grid_figure(lens.top_tokens[:, :k], lens.top_probs[:, :k],
+                                        f"{named}: the {k} best guesses after each layer", layer), key="mw_grid")
+        chart(figures.rank_curves_figure(lens.tracked(), f"{named}: rank and probability by layer"),
+              key="mw_curves")
 download_csv(every_mask, "Download every mask's guesses (CSV)", "masked_guesses.csv", "mw_guesses_csv")
-
-st.subheader("Layer by layer: where does the model know the word?")
-knows = lens.first_layer_at_top()
-answer = literal(lens.tracked_tokens[0])
-st.caption(f"Each row is the head applied after one layer (0 = the embeddings, before any attention); the red row is "
-           f"layer {layer}. The final answer, “{answer}”, is the top guess {settles(knows, info.num_layers)}.")
-chart(figures.guess_grid_figure(lens.top_tokens[:, :k], lens.top_probs[:, :k],
-                                f"{named}: the {k} best guesses after each layer", layer), key="mw_grid")
-chart(figures.rank_curves_figure(lens.tracked(), f"{named}: rank and probability by layer"),
-      key="mw_curves")
 download_csv(per_mask([one.layer_table(k) for one in lenses]),
              "Download the lens, every mask and layer (CSV)", "logit_lens.csv", "mw_lens_csv")
 download_csv(per_mask([one.tracked() for one in lenses]),

@@ -19,6 +19,7 @@ from ui import (
 )
 
 ensure_app_navigation()
+VIEWS = ["Token pairs", "Each token's share and MaxSim"]
 
 info = encoder().info
 st.title("🔗 Why similar?")
@@ -52,12 +53,21 @@ cut = r2.checkbox(f"Cut texts longer than {MAX_TOKENS} tokens", key="wy_cut", bi
 cut_notice(model_key(), first, second)
 result = or_stop(lambda: attribution(model_key(), first, second, strategy, layer, at_layer, steps, reference, cut))
 st.info("  \n".join(attribution_story(result)), icon="🔗")
-chart(pair_heatmap(result.matrix, result.first_tokens, result.second_tokens, attribution_title(result),
-                   colour_reach(result)), key="wy_matrix")
 pairs = maxsim(model_key(), model_of(model_key()), first, second, layer, cut)
-chart(pair_lines_figure(result.first_tokens, result.second_tokens, result.first_shares, result.second_shares, pairs,
-                        f"Each token's share, and its most alike token in the other text (MaxSim at layer {layer})"),
-      key="wy_lines")
+# Only the open tab is drawn (on_change="rerun"): the two charts and the MaxSim table together took most of a
+# change's time (docs/performance.md, "Why similar? and Masked words in tabs").
+pairs_tab, shares_tab = st.tabs(VIEWS, key="wy_view", bind="query-params", on_change="rerun")
+with pairs_tab:
+    if pairs_tab.open:
+        chart(pair_heatmap(result.matrix, result.first_tokens, result.second_tokens, attribution_title(result),
+                           colour_reach(result)), key="wy_matrix")
+with shares_tab:
+    if shares_tab.open:
+        chart(pair_lines_figure(result.first_tokens, result.second_tokens, result.first_shares,
+                                result.second_shares, pairs,
+                                f"Each token's share, and its most alike token in the other text (MaxSim at layer "
+                                f"{layer})"), key="wy_lines")
+        table(pairs, key="wy_maxsim")
 st.caption("What attribution does and does not say: a cell is how much that pair of tokens, moved together from the "
            "reference to the text, adds to the cosine along one straight path. It is exact in sum (up to the "
            "error shown), but it depends on the reference and on the layer credited, and it is not what the model "
@@ -70,7 +80,6 @@ with d2:
     download_csv(shares, "Token shares (CSV)", "token_shares.csv", "wy_shares_csv")
 with d3:
     download_csv(pairs, "MaxSim pairs (CSV)", "maxsim_pairs.csv", "wy_maxsim_csv")
-table(pairs, key="wy_maxsim")
 teaching_panel("Each cell splits the cosine of the two pooled vectors between a token of the first text (row) and "
                "one of the second (column): blue adds to the similarity, red takes away. The cells sum to the "
                "cosine minus the references' part, up to the error shown; the lines join each token to its most "

@@ -198,7 +198,7 @@ def test_attention_page_stays_usable_at_512_tokens(server: str, browser: Browser
 
 def test_masked_words_page_with_the_head_and_without(server: str, browser: Browser, mlm_folder: str) -> None:
     page = open_view(browser, f"{server}/masked_words?model=Custom+id+or+path%E2%80%A6"
-                              f"&custom_model={mlm_folder}&mw_layer=6")
+                              f"&custom_model={mlm_folder}&mw_layer=6&mw_view=Layer+by+layer")
     wait_for_chart(page, "the 10 best guesses after each layer")
     wait_for_chart(page, "rank and probability by layer")
     assert page.get_by_text("Top guess for each mask").count() == 1

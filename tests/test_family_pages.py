@@ -81,7 +81,7 @@ def check_view(at: AppTest, where: str, honest: str | None = None) -> None:
 
 
 def visit(at: AppTest, page: str, honest: str | None = None) -> None:
-    """Open ``page`` and every tab of it in turn, checking each view."""
+    """Open ``page`` and every tab of it in turn, checking each view; the page is left on its first tabs."""
     at.switch_page(page).run()
     check_view(at, page, honest)
     for key, labels in tab_sets(at):
@@ -90,6 +90,7 @@ def visit(at: AppTest, page: str, honest: str | None = None) -> None:
             at.run()
             check_view(at, f"{page}, tab {label}", honest)
         at.session_state[key] = labels[0]
+        at.run()
 
 
 @pytest.mark.parametrize(("name", "page"), [(name, entry.file) for name in BASE_NAMES for entry in PAGES],

@@ -156,7 +156,9 @@ AUDIT_JS = """([present, minFont]) => {
 # screen, these charts lost half their rows that way. NAMED_CHARTS: the views' charts checked, by their keys.
 NAMED_CHARTS = {("attention", ""): ["at_head_chart"],
                 ("attention", "at_tab=From+one+token"): ["at_token_raw", "at_token_rollout"],
-                ("why_similar", ""): ["wy_matrix", "wy_lines"], ("word_similarity", ""): ["ws_scores"],
+                ("why_similar", ""): ["wy_matrix"],
+                ("why_similar", "wy_view=Each+token%27s+share+and+MaxSim"): ["wy_lines"],
+                ("word_similarity", ""): ["ws_scores"],
                 # Layer values' 22 tokens by layer, and by 384 dimensions (named at a step: they are no tokens)
                 ("layer_values", ""): ["lv_norms"],
                 ("layer_values", "lv_tab=Token+%C3%97+dimension+at+the+chosen+layer"): ["lv_dims"]}

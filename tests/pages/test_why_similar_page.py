@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import chart, chart_title, open_page, plotly_array, table
+from conftest import chart, chart_title, open_page, open_tab, plotly_array, table
 from page_checks import LONG, PageChecks, choose, typed
 
 from bertviz_core import Encoder
@@ -17,9 +17,11 @@ CHECKS = PageChecks(
     shared_query="wy_first=The+cat+sat+on+the+mat.&wy_second=A+dog+lay+on+the+rug.&wy_strategy=max&wy_layer=5"
                  "&wy_at=2&wy_steps=4&wy_reference=%5BMASK%5D",
     visit=lambda words: {"wy_first": words(12), "wy_second": words(12)},
+    extra_views=("wy_view=Each+token%27s+share+and+MaxSim",),
 )
 
 PAGE = "pages/why_similar.py"
+SHARES = "Each token's share and MaxSim"
 
 
 def matrix(at) -> np.ndarray:  # noqa: ANN001
@@ -34,6 +36,9 @@ def test_the_default_pair_equals_the_core(bundled: Encoder) -> None:
     assert chart_title(chart(at, "wy_matrix")).replace("<br>", " ") == attribution_title(expected)
     story = " ".join(i.value for i in at.info)
     assert f"Cosine **{expected.score:.3f}**" in story and "from the token pairs" in story
+    assert "wy_lines" not in chart_keys(at), "only the open tab is drawn"
+    open_tab(at, "wy_view", SHARES)
+    assert "wy_matrix" not in chart_keys(at)
     shown = table(at, "wy_maxsim")
     core = maxsim_pairs(bundled, *DEFAULT_PAIR)
     assert shown[["text", "position", "partner position"]].values.tolist() == \
