@@ -28,7 +28,6 @@ from bertviz_core.measures.task_measures import (
     DEFAULT_STRATEGIES,
     PROBE_PROTOCOL,
     distinct_rows,
-    probe_grid,
     probe_plan,
 )
 from ui import (
@@ -103,8 +102,6 @@ with probe_tab:
         pooled = with_progress("Encoding", lambda progress: embed_corpus(key, tuple(texts), progress))
         picked = pick_cell("tm_probe")
         panel = st.container()  # filled once the cells are probed: it states the folds they used
-        measure = st.radio("Probe score", ["accuracy", "macro-F1"], horizontal=True, key="tm_probe_score",
-                           bind="query-params")
         probed = {cell: probe_cell(key, corpus_id, labels_id, cell, pooled, labels, plan)
                   for cell in progress_over(cells, "Probing", lambda done, total: f"Probing: {done} of {total} cells")}
         folds = probed[picked].folds
@@ -121,10 +118,9 @@ with probe_tab:
                        "folds (95 % t interval); otherwise no clear best."
                        + folds_note(folds) + " " + sample_note(len(texts), mapped=False))
         check = check_labels(labels)
-        probe_scores = probe_grid(cells, probed, labels, plan, measure)
         silhouettes = silhouette_grid(cells, lambda cell: pooling_cell(key, corpus_id, labels_id, cell, pooled,
                                                                        check.scored))
-        probe_grids_view(probe_scores, silhouettes, measure)
+        probe_grids_view(cells, probed, labels, plan, silhouettes)
 
 with pairs_tab:
     if pairs_tab.open:

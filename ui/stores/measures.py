@@ -128,7 +128,7 @@ def probe_store_view(corpus: Corpus, strategies: list[str], layers: list[int]) -
     from bertviz_core.views.page_views import folds_note
     from bertviz_core.measures.pooling_grid import silhouette_grid
     from bertviz_core.precompute.measures import sample_note
-    from bertviz_core.measures.task_measures import PROBE_PROTOCOL, probe_grid, probe_plan
+    from bertviz_core.measures.task_measures import PROBE_PROTOCOL, probe_plan
 
     store, name, stamp = corpus.store, corpus.name, stamp_of(corpus)
     if store.labels is None:
@@ -153,13 +153,10 @@ def probe_store_view(corpus: Corpus, strategies: list[str], layers: list[int]) -
         recipes.store_measures(corpus.name, store.column(picked.strategy, picked.layer), len(sample.rows),
                                sample.total, plan.folds),
         key="store_measures")
-    measure = st.radio("Probe score", ["accuracy", "macro-F1"], horizontal=True, key="tm_probe_score",
-                       bind="query-params")
     probed = {cell: store_probe(name, stamp, cell, store, sample, plan)
               for cell in _scored_over(cells, sample, "probes")}
     st.caption(f"Protocol: {PROBE_PROTOCOL}. A best is named only when it leads every other cell over the same "
                "folds (95 % t interval); otherwise no clear best." + folds_note(plan.folds) + " "
                + literal(sample_note(sample)))
-    probe_scores = probe_grid(cells, probed, labels, plan, measure)
     silhouettes = silhouette_grid(cells, _silhouettes(corpus, cells, sample).__getitem__)
-    probe_grids_view(probe_scores, silhouettes, measure)
+    probe_grids_view(cells, probed, labels, plan, silhouettes)
