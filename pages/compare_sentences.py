@@ -17,6 +17,7 @@ from ui import (
 )
 
 ensure_app_navigation()
+VIEWS = ["Every pair", "Rank against one sentence", "Two sentences as one input"]
 
 QA_PAIR = ("what is your age?", "Today is monday")  # a pair a Q&A thread reports at 0.93 with bert-base-uncased
 EXAMPLE = "\n".join([
@@ -82,52 +83,59 @@ teaching_panel(
     key="compare_sentences",
 )
 
+# Only the open tab is drawn (on_change="rerun"): the matrix, the ranking and its table together took most of a
+# change's time (docs/performance.md, "Why similar? and Masked words in tabs").
+matrix_tab, rank_tab, pair_tab = st.tabs(VIEWS, key="cs_view", bind="query-params", on_change="rerun")
 # Rows and columns are numbered, with the sentences in a key: long sentences must not squeeze the matrix.
 scale = "Blues" if METRICS[metric].similar_high else "Blues_r"
 numbers = labels.numbers
-if correction == "none":
-    chart(figures.heatmap_figure(comparison.raw, numbers, numbers, f"{metric}, {strategy}, {where}",
-                                 colorscale=scale, annotate=True), key="cs_raw")
-else:
-    left, right = columns(2)
-    chart(figures.heatmap_figure(comparison.raw, numbers, numbers, "raw", colorscale=scale, annotate=True),
-          key="cs_raw", container=left)
-    chart(figures.heatmap_figure(comparison.corrected, numbers, numbers, f"after {correction}", colorscale=scale,
-                                 annotate=True), key="cs_fixed", container=right)
-if texts[:2] == QA_PAIR:
-    st.caption(f"The Q&A thread's 0.93 for sentences 1 and 2 came from bert-base-uncased; the loaded model "
-               f"({literal(info.name)}, {strategy}, {where}) gives **{comparison.raw[0, 1]:.2f}** ({metric}).")
-st.caption("Key: " + " · ".join(f"**{number}** {literal(text)}" for number, text in labels.key))
 exported = {"raw": comparison.raw} | ({f"after {correction}": comparison.corrected} if correction != "none" else {})
-download_csv(pd.concat([pd.DataFrame(m, index=names, columns=names).reset_index(names="sentence").assign(matrix=name)
-                        for name, m in exported.items()]), "Download the matrix (CSV)", "sentence_similarity.csv",
-             "cs_matrix_csv")
+with matrix_tab:
+    if matrix_tab.open and correction == "none":
+        chart(figures.heatmap_figure(comparison.raw, numbers, numbers, f"{metric}, {strategy}, {where}",
+                                     colorscale=scale, annotate=True), key="cs_raw")
+    elif matrix_tab.open:
+        left, right = columns(2)
+        chart(figures.heatmap_figure(comparison.raw, numbers, numbers, "raw", colorscale=scale, annotate=True),
+              key="cs_raw", container=left)
+        chart(figures.heatmap_figure(comparison.corrected, numbers, numbers, f"after {correction}",
+                                     colorscale=scale, annotate=True), key="cs_fixed", container=right)
+    if matrix_tab.open and texts[:2] == QA_PAIR:
+        st.caption(f"The Q&A thread's 0.93 for sentences 1 and 2 came from bert-base-uncased; the loaded model "
+                   f"({literal(info.name)}, {strategy}, {where}) gives **{comparison.raw[0, 1]:.2f}** ({metric}).")
+    if matrix_tab.open:
+        st.caption("Key: " + " · ".join(f"**{number}** {literal(text)}" for number, text in labels.key))
+        download_csv(pd.concat([pd.DataFrame(m, index=names, columns=names).reset_index(names="sentence")
+                                .assign(matrix=name) for name, m in exported.items()]),
+                     "Download the matrix (CSV)", "sentence_similarity.csv", "cs_matrix_csv")
 
-st.subheader("Rank the others against one sentence")
-query = choose(st, "Query", names, 0, key="cs_query", bind="query-params")
-ranked = ranking(comparison, query, texts)
-chart(figures.ranking_figure([labels.short[i] for i in ranked["index"]], ranked[metric], comparison.band,
-                             f"{metric} to sentence {numbers[query]}"), key="cs_rank")
-band = comparison.band
-shown = ranked.drop(columns="index").rename(columns={"above this share of random pairs": "beats random pairs"})
-table(shown, key="cs_ranking")  # shown to 3 decimals; the CSV keeps full precision
-st.caption(f"“Beats random pairs”: the share of {len(comparison.baseline):,} random pairs from half of the built-in "
-           f"corpus that score lower{'; the correction was fitted on the other half' if correction != 'none' else ''}"
-           f". Random pairs: 5th percentile {band[0]:.3f}, median {band[1]:.3f}, 95th {band[2]:.3f}.")
-download_csv(ranked.drop(columns="index"), "Download the ranking (CSV)", "ranking.csv", "cs_rank_csv")
-ranking_store_view(texts[query], metric, "compare_sentences")
+with rank_tab:
+    if rank_tab.open:
+        query = choose(st, "Query", names, 0, key="cs_query", bind="query-params")
+        ranked = ranking(comparison, query, texts)
+        chart(figures.ranking_figure([labels.short[i] for i in ranked["index"]], ranked[metric], comparison.band,
+                                     f"{metric} to sentence {numbers[query]}"), key="cs_rank")
+        band = comparison.band
+        shown = ranked.drop(columns="index").rename(columns={"above this share of random pairs": "beats random pairs"})
+        table(shown, key="cs_ranking")  # shown to 3 decimals; the CSV keeps full precision
+        st.caption(f"“Beats random pairs”: the share of {len(comparison.baseline):,} random pairs from half of the "
+                   f"built-in corpus that score lower"
+                   f"{'; the correction was fitted on the other half' if correction != 'none' else ''}. Random pairs: "
+                   f"5th percentile {band[0]:.3f}, median {band[1]:.3f}, 95th {band[2]:.3f}.")
+        download_csv(ranked.drop(columns="index"), "Download the ranking (CSV)", "ranking.csv", "cs_rank_csv")
+        ranking_store_view(texts[query], metric, "compare_sentences")
 
-st.subheader("Two sentences as one input")
-pair_on = st.toggle(f"Encode sentences 1 and 2 as a pair: {pair_layout(model_input(model_key(), 'A', 'B'))}",
-                    key="cs_pair", bind="query-params")
-if pair_on:
-    (pair,) = encode_texts(key, texts[:1], texts[1:2])
-    alone = encode_texts(key, texts[:2])
-    cosines = pair_versus_alone(pair, alone)
-    table(cosines.reset_index(names="vector"), key="cs_pair_table")
-    st.caption("As a pair, every token of A attends to every token of B: the pair's [CLS] is one vector for the two "
-               "together (what a cross-encoder scores), not a mix of two sentence vectors. Encoded apart, each "
-               "sentence gets its own vector, which is what similarity search compares. "
-               f"Pair tokens: {tokens_preview(pair.tokens)}.")
-    st.caption(literal(loaded.segments_note) if loaded.segments_note else
-               "The model receives segment 0 for A's tokens and segment 1 for B's.")
+with pair_tab:
+    if pair_tab.open:  # opening the tab asks for the pair: it runs the model once for it
+        st.markdown(f"Sentences 1 and 2 encoded as one pair, {literal(pair_layout(model_input(key, 'A', 'B')))}, "
+                    "beside each encoded alone.")
+        (pair,) = encode_texts(key, texts[:1], texts[1:2])
+        alone = encode_texts(key, texts[:2])
+        cosines = pair_versus_alone(pair, alone)
+        table(cosines.reset_index(names="vector"), key="cs_pair_table")
+        st.caption("As a pair, every token of A attends to every token of B: the pair's [CLS] is one vector for the "
+                   "two together (what a cross-encoder scores), not a mix of two sentence vectors. Encoded apart, "
+                   "each sentence gets its own vector, which is what similarity search compares. "
+                   f"Pair tokens: {tokens_preview(pair.tokens)}.")
+        st.caption(literal(loaded.segments_note) if loaded.segments_note else
+                   "The model receives segment 0 for A's tokens and segment 1 for B's.")

@@ -167,8 +167,8 @@ with layers_tab:
         knows = lens.first_layer_at_top()
         answer = literal(lens.tracked_tokens[0])
         st.caption(f"Where does the model know the word? Each row is the head applied after one layer (0 = the "
-                   f"embeddings, before any attention); the red row is layer {layer}. The final answer, “{answer}”, "
-                   f"is the top guess {settles(knows, info.num_layers)}.")
+                   f"embeddings, before any attention); the red row is layer {layer}. The final answer, "
+                   f"“{answer}”, is the top guess {settles(knows, info.num_layers)}.")
         chart(figures.guess_grid_figure(lens.top_tokens[:, :k], lens.top_probs[:, :k],
                                         f"{named}: the {k} best guesses after each layer", layer), key="mw_grid")
         chart(figures.rank_curves_figure(lens.tracked(), f"{named}: rank and probability by layer"),

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import open_page, open_vocabulary
+from conftest import open_page, open_tab, open_vocabulary
 from streamlit.testing.v1 import AppTest
 
 from bertviz_core.corpora import news_topics
@@ -131,6 +131,7 @@ def test_markup_is_never_rendered() -> None:
     assert "<script" not in html and "<img" not in html and "&lt;" in html
     at = open_page(CS)
     at.text_area(key="cs_texts").set_value(ODD["markdown"] + "\n" + ODD["html"]).run()  # html: ranked, labelled
+    open_tab(at, "cs_view", "Rank against one sentence")
     spec = " ".join(el.proto.spec for el in at.get("plotly_chart"))
     assert "<script" not in spec and "<b>bank" not in spec and "&lt;script&gt;" in spec  # shown, escaped
 

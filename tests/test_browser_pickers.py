@@ -135,7 +135,7 @@ def test_every_text_picker_names_what_the_page_shows_after_the_text_changes(serv
     done(page)
 
     # Compare sentences: the query sentence.
-    page = open_view(browser, f"{server}/compare_sentences")
+    page = open_view(browser, f"{server}/compare_sentences?cs_view=Rank+against+one+sentence")
     choose(page, "Query", "3: How old are you?")
     texts = ["Cats purr.", "Dogs bark.", "Birds sing."]
     type_into(page, "cs_texts", "\n".join(texts))

@@ -149,6 +149,7 @@ def test_a_pairs_segments_are_what_the_model_receives(app: Callable[[str], AppTe
     at.text_input(key="at_pair").set_value(PAIR).run()
     assert not at.exception and (note is None or said(at))
     assert ("<s> A </s> </s> B </s>" in at.text_input(key="at_pair").label) == name.startswith(("roberta", "xlm"))
-    at.switch_page("pages/compare_sentences.py").run()
-    at.toggle(key="cs_pair").set_value(True).run()
+    at.switch_page("pages/compare_sentences.py")
+    at.session_state["cs_view"] = "Two sentences as one input"
+    at.run()
     assert not at.exception and said(at)

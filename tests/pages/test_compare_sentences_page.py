@@ -3,25 +3,31 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import chart, chart_title, charts, open_page, plotly_array, table
+from conftest import chart, chart_title, charts, open_page, open_tab, plotly_array, table
 from page_checks import LONG, PageChecks, slider, slider_named, typed
 
 
 CHECKS = PageChecks(
     settings=(("slider", "cs_layer", 2), ("selectbox", "cs_strategy", "max"), ("selectbox", "cs_metric", "euclidean distance"),
-              ("radio", "cs_correct", "whitening"), ("selectbox", "cs_query", 2)),
+              ("radio", "cs_correct", "whitening"), ("session_state", "cs_view", "Rank against one sentence"),
+              ("selectbox", "cs_query", 2)),
     timed_change=("layer", "?cs_layer=4", slider),
     long_text=(typed("text_area", "cs_texts", f"A short one.\n{LONG}"),),
     shared_query="cs_texts=One+sentence.%0AAnother+one.%0AA+third.&cs_strategy=max&cs_layer=2"
-                 "&cs_metric=dot+product&cs_correct=whitening&cs_k=8&cs_query=2%3A+Another+one.&cs_pair=true",
-    extra_views=("cs_metric=euclidean+distance&cs_strategy=first_last_avg",),
+                 "&cs_metric=dot+product&cs_correct=whitening&cs_k=8&cs_view=Rank+against+one+sentence"
+                 "&cs_query=2%3A+Another+one.",
+    extra_views=("cs_metric=euclidean+distance&cs_strategy=first_last_avg", "cs_view=Rank+against+one+sentence",
+                 "cs_view=Two+sentences+as+one+input"),
     visit=lambda words: {"cs_texts": "\n".join(f"{words(10)}." for _ in range(60))},
-    store_settings=(("slider", "cs_store_k", 5), ("selectbox", "cs_store_layer", 3),
+    store_settings=(("session_state", "cs_view", "Rank against one sentence"),
+                    ("slider", "cs_store_k", 5), ("selectbox", "cs_store_layer", 3),
                     ("selectbox", "cs_metric", "dot product")),
-    store_timed_change=("store, k", "?cs_store={store}", slider_named("Neighbours (k)")),
+    store_timed_change=("store, k", "?cs_store={store}&cs_view=Rank+against+one+sentence",
+                        slider_named("Neighbours (k)")),
 )
 
 PAGE = "pages/compare_sentences.py"
+RANK, PAIR = "Rank against one sentence", "Two sentences as one input"
 
 
 def test_defaults_show_matrix_ranking_and_baseline() -> None:
@@ -31,6 +37,9 @@ def test_defaults_show_matrix_ranking_and_baseline() -> None:
     assert matrix["data"][0]["y"][:2] == ["1", "2"]  # numbered, with a key
     captions = " ".join(c.value for c in at.caption).replace("\\", "")
     assert "**1** what is your age?" in captions and "the loaded model" in captions and "gives **0." in captions
+    assert "cs_rank" not in charts(at), "only the open tab is drawn"
+    open_tab(at, "cs_view", RANK)
+    assert "cs_raw" not in charts(at)
     ranking = chart(at, "cs_rank")
     assert chart_title(ranking) == "cosine to sentence 1"
     assert any(shape["type"] == "rect" for shape in ranking["layout"]["shapes"])  # the random-pair band
@@ -54,9 +63,8 @@ def test_corrections_change_the_matrix_without_running_the_model(model_calls: li
     assert chart_title(chart(at, "cs_fixed")) == "after mean-centering"
 
 
-def test_pair_toggle_shows_pair_and_separate_vectors() -> None:
-    at = open_page(PAGE)
-    at.toggle(key="cs_pair").set_value(True).run()
+def test_the_pair_tab_shows_pair_and_separate_vectors() -> None:
+    at = open_tab(open_page(PAGE), "cs_view", PAIR)
     cosines = table(at, "cs_pair_table")
     assert list(cosines["vector"])[:3] == ["[CLS] of the pair, last layer", "[CLS] of sentence 1 alone",
                                      "[CLS] of sentence 2 alone"]
@@ -98,7 +106,7 @@ def test_the_store_ranking_has_the_store_s_own_random_pair_band(monkeypatch: pyt
     drawn, original = [], comparison.store_baseline
     monkeypatch.setattr(comparison, "store_baseline", lambda *args, **kw: drawn.append(1) or original(*args, **kw))
     monkeypatch.setenv(SETTING, str(labelled_store.folder))
-    at = open_page(PAGE, timeout=300)
+    at = open_tab(open_page(PAGE, timeout=300), "cs_view", RANK)
     at.selectbox(key="cs_store_strategy").set_value("mean").run()
     at.selectbox(key="cs_store_layer").set_value(3).run()
     at.selectbox(key="cs_metric").set_value("dot product").run()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import chart, open_page, plotly_array, scatter_grid, table
+from conftest import chart, open_page, open_tab, plotly_array, scatter_grid, table
 from page_checks import checks
 
 from bertviz_core import Encoder
@@ -155,7 +155,7 @@ def test_a_store_without_labels_says_what_it_cannot_score(monkeypatch: pytest.Mo
 def test_compare_sentences_ranks_the_query_against_the_store(monkeypatch: pytest.MonkeyPatch, labelled_store,
                                                              bundled: Encoder) -> None:  # noqa: ANN001
     monkeypatch.setenv(SETTING, str(labelled_store.folder))
-    at = open_page("pages/compare_sentences.py", timeout=300)
+    at = open_tab(open_page("pages/compare_sentences.py", timeout=300), "cs_view", "Rank against one sentence")
     assert not at.exception
     query = at.text_area(key="cs_texts").value.splitlines()[0]
     at.selectbox(key="cs_store_strategy").set_value("mean").run()
@@ -166,7 +166,8 @@ def test_compare_sentences_ranks_the_query_against_the_store(monkeypatch: pytest
     order = np.argsort(-scores, kind="stable")[:10]
     assert shown["text"].tolist() == [labelled_store.texts[i] for i in order]
     monkeypatch.delenv(SETTING)
-    assert "cs_store" not in [w.key for w in open_page("pages/compare_sentences.py", timeout=300).selectbox]
+    at = open_tab(open_page("pages/compare_sentences.py", timeout=300), "cs_view", "Rank against one sentence")
+    assert "cs_store" not in [w.key for w in at.selectbox] and "cs_query" in [w.key for w in at.selectbox]
 
 
 @pytest.mark.parametrize("entry", [entry for entry in PAGES if entry.reads_stores], ids=lambda entry: entry.title)
