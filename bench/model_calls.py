@@ -30,7 +30,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from call_counter import counting_model_runs  # noqa: E402
 from stores import topics_store  # noqa: E402
-from page_checks import UPLOAD, Setting, checks  # noqa: E402
+from page_checks import UPLOAD, Setting, checks, make  # noqa: E402
 from tiny_models import save_tiny_bert  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
@@ -146,15 +146,11 @@ def measure(file: str, title: str, changes: Sequence[Setting], runs: list[int],
         at.sidebar.selectbox(key="model").set_value("Custom id or path…").run()
         at.sidebar.text_input(key="custom_model").set_value(model).run()
     at.switch_page(file).run()
-    for kind, key, value in first_steps:
-        getattr(at, kind)(key=key).set_value(value).run()
+    for setting in first_steps:
+        make(at, setting)
     first = len(runs)
-    for kind, key, value in changes:
-        if kind == "session_state":  # a lazy tab: AppTest opens it through its key
-            at.session_state[key] = value
-            at.run()
-        else:
-            getattr(at, kind)(key=key).set_value(value).run()
+    for setting in changes:
+        make(at, setting)
         assert not at.exception, at.exception
     print(f"{title:36} {first:13} {len(changes):16} {len(runs) - first:19}")
 

@@ -92,6 +92,15 @@ def checks(entry: PageEntry) -> PageChecks:
     return found
 
 
+def make(at: AppTest, setting: Setting) -> AppTest:
+    """One ``Setting`` made and the page rerun: a lazy tab opened through its key, or a widget set."""
+    kind, key, value = setting
+    if kind == "session_state":
+        at.session_state[key] = value
+        return at.run()
+    return getattr(at, kind)(key=key).set_value(value).run()
+
+
 def typed(kind: str, key: str, value: str) -> Callable[[AppTest], None]:
     """Type ``value`` into the widget of ``kind`` (e.g. "text_area") with ``key``."""
     return lambda at: getattr(at, kind)(key=key).set_value(value).run()

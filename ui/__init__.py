@@ -6,7 +6,7 @@ module: ``picker`` (the model and its Encoder), ``results`` (the shared store an
 presentation mode), ``uploads`` (a CSV upload as a page's corpus), ``text_pickers`` (pickers over the user's text),
 ``widgets`` (functions given to widgets; ``@detached``), ``warm`` (the background warm-up); and three groups:
 ``layout/`` (how a chart is laid out to be read), ``stores/`` (a precomputed store as a page's corpus) and
-``page_parts/`` (what one page alone needs: Compare models, Why similar, Masked words, Which model?).
+``page_parts/`` (what one page alone needs: Compare models, Why similar, Masked words, Task measures, Which model?).
 """
 from ui.cached import (
     compared, corpus_contextuality, corpus_lengths, correlation_scores, map_cell, masked_lens, masks,
@@ -14,8 +14,8 @@ from ui.cached import (
     vocabulary, word_contextuality, word_occurrences,
 )
 from ui.display import (
-    chart, cut_warning, download_csv, download_npy, int_slider, literal, or_stop, probe_grids_view, progress_over,
-    scatter_grid, score_grid_view, table, teaching_panel, with_progress,
+    chart, cut_warning, download_csv, download_npy, int_slider, literal, or_stop, progress_over, scatter_grid,
+    score_grid_view, table, teaching_panel, with_progress,
 )
 from ui.layout.present import (
     columns,
@@ -29,6 +29,9 @@ from ui.page_parts.compare_models import (
 )
 from ui.page_parts.masked import (
     nearest_embeddings,
+)
+from ui.page_parts.task_measures import (
+    probe_grids_view,
 )
 from ui.page_parts.which_model import (
     model_costs, model_infos, model_ranking, models_cut_warnings, pick_models, pooled_models, which_model_code,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -19,8 +19,8 @@ from ui.layout import present, token_names
 from ui.links import MAX_LINK_VALUE, presenting, share_link
 
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
-    from bertviz_core.measures.pooling_grid import Cell, SeparationScores
-    from bertviz_core.measures.task_measures import ProbePlan, ProbeScore
+    from bertviz_core.measures.pooling_grid import SeparationScores
+
 
 T = TypeVar("T")
 
@@ -162,27 +162,6 @@ def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:
     config = {"toImageButtonOptions": {"format": picture, "filename": key, "height": height, "width": width,
                                        "scale": 2 if picture == "png" else 1}, "displaylogo": False}
     return (container or st).plotly_chart(figure, key=key, config=config, **options)
-
-
-@st.fragment
-def probe_grids_view(cells: Sequence[Cell], probed: Mapping[Cell, ProbeScore], labels: Sequence[str],
-                     plan: ProbePlan, silhouettes: SeparationScores) -> None:
-    """The probe score's picker, the probe's grid of ``probed`` (a cell's folds) beside the silhouette's (keys
-    "tm_probe", "tm_silhouette"), whether their verdicts agree, and both as one CSV. A fragment: a change of the
-    score reruns only this part of the page, which is all it changes (Streamlit keeps these arguments, the
-    cells' fold scores and the labels, for its reruns)."""
-    from bertviz_core.measures.task_measures import agreement, probe_grid
-
-    measure = st.radio("Probe score", ["accuracy", "macro-F1"], horizontal=True, key="tm_probe_score",
-                       bind="query-params")
-    probe_scores = probe_grid(cells, probed, labels, plan, measure)
-    left, right = present.columns(2)
-    score_grid_view(probe_scores, f"probe {measure}", "tm_probe", left)
-    score_grid_view(silhouettes, "silhouette (cosine)", "tm_silhouette", right)
-    st.markdown(agreement(probe_scores.verdict, silhouettes.verdict, f"probe {measure}", "silhouette"))
-    download_csv(pd.concat([probe_scores.table().reset_index(names="strategy").assign(measure=f"probe {measure}"),
-                            silhouettes.table().reset_index(names="strategy").assign(measure="silhouette")]),
-                 "Download both grids (CSV)", "probe_and_silhouette.csv", "tm_probe_csv")
 
 
 def scatter_grid(panels: list[Any], cols: int, labels: list[str] | None, texts: list[str], key: str,

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import chart, open_page, open_tab, plotly_array, scatter_grid, table
-from page_checks import checks
+from page_checks import checks, make
 
 from bertviz_core import Encoder
 from bertviz_core.views.page_registry import PAGES
@@ -177,16 +177,12 @@ def test_settings_on_a_store_run_no_model(monkeypatch: pytest.MonkeyPatch, label
     assert declared.store_settings, f"{entry.file}'s CHECKS name no store_settings"
     monkeypatch.setenv(SETTING, str(labelled_store.folder))
     at = open_page(entry.file, timeout=300)
-    for kind, key, value in declared.store_view:
-        getattr(at, kind)(key=key).set_value(value).run()
+    for setting in declared.store_view:
+        make(at, setting)
     runs = len(model_calls)
-    for kind, key, value in declared.store_settings:
-        if kind == "session_state":
-            at.session_state[key] = value
-            at.run()
-        else:
-            getattr(at, kind)(key=key).set_value(value).run()
-        assert not at.exception and not at.error, (key, at.exception, [e.value for e in at.error])
+    for setting in declared.store_settings:
+        make(at, setting)
+        assert not at.exception and not at.error, (setting, at.exception, [e.value for e in at.error])
     assert len(model_calls) == runs, entry.file
 
 

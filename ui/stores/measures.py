@@ -11,7 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core.corpora.corpus_sources import Corpus
-from ui.display import download_csv, literal, or_stop, probe_grids_view, progress_over, score_grid_view, teaching_panel
+from ui.display import download_csv, literal, or_stop, progress_over, score_grid_view, teaching_panel
+from ui.page_parts.task_measures import probe_grids_view
 from ui.stores.maps import cell_name, held_cells, map_view
 from ui.picker import active_info
 from ui.stores.opened import stamp_of, stops_on_damage
