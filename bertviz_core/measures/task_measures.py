@@ -31,7 +31,7 @@ from bertviz_core.measures.uncertainty import Resampling, Scored, Verdict
 DEFAULT_STRATEGIES = ("mean", "cls", "max")  # the cells the Task measures page shows first, at every layer
 PROBE_FOLDS = 5
 MIN_PAIRS = 5  # a rank correlation of fewer pairs says little
-SPEARMAN_CHANCE = "a Spearman ρ of 0, no relation between the cosines' order and the gold scores'"
+SPEARMAN_CHANCE = "a Spearman ρ of 0, no relation between the cosines' order and the gold scores"
 NO_ORDER = ("every pair's cosine is the same here (as when every text has one vector: [CLS] before any layer), so "
             "there is no order to correlate with the gold scores")
 # Whitening keeps this share of axes per distinct sentence it is fitted on. Whitening n sentences on all n - 1
