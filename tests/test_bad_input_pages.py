@@ -136,6 +136,17 @@ def test_markup_is_never_rendered() -> None:
     assert "<script" not in spec and "<b>bank" not in spec and "&lt;script&gt;" in spec  # shown, escaped
 
 
+def test_a_bolded_name_is_shown_as_typed_and_bold() -> None:
+    """Which model?'s verdict bolds the best cell's model name, which the user typed: its Markdown is escaped, the
+    core's own bold marks are kept; a name with a lone mark of its own keeps none."""
+    from ui import literal, literal_but_bold
+
+    name = ODD["markdown"].replace("**", "")  # "[click](http://evil.example) bank `code` # heading"
+    shown = literal_but_bold(f"Best on 3 texts: **{name}**, 0.9.")
+    assert shown == f"{literal('Best on 3 texts: ')}**{literal(name)}**{literal(', 0.9.')}" and "](" not in shown
+    assert literal_but_bold("Best: **a**b**, 0.9") == literal("Best: **a**b**, 0.9")
+
+
 def test_allowed_models_refuse_custom_ids(monkeypatch: pytest.MonkeyPatch, tiny_dir: Path) -> None:
     monkeypatch.setenv("BERTVIZ_MODELS", "bert-base-uncased")
     at = open_page(TOK)

@@ -14,8 +14,8 @@ from ui.cached import (
     vocabulary, word_contextuality, word_occurrences,
 )
 from ui.display import (
-    chart, cut_warning, download_csv, download_npy, int_slider, literal, or_stop, progress_over, scatter_grid,
-    score_grid_view, table, teaching_panel, with_progress,
+    chart, cut_warning, download_csv, download_npy, int_slider, literal, literal_but_bold, or_stop, progress_over,
+    scatter_grid, score_grid_view, table, teaching_panel, with_progress,
 )
 from ui.layout.present import (
     columns,
@@ -85,7 +85,7 @@ __all__ = [
     "corpus_downloads", "corpus_lengths", "corpus_source", "correlation_scores", "cut_notice", "cut_warning",
     "cut_warnings", "detached", "download_csv", "download_npy", "embed_corpus", "encode_texts", "encoder",
     "ensure_app_navigation", "failed_models", "forget_shared_senses", "get_encoder", "head_label", "held_model_cells",
-    "identities", "int_slider", "keep_senses_in_link", "LARGE_CORPUS", "layer_comparison", "literal", "map_cell",
+    "identities", "int_slider", "keep_senses_in_link", "LARGE_CORPUS", "layer_comparison", "literal", "literal_but_bold", "map_cell",
     "maps_store_view", "masked_lens", "masks", "match_evidence", "maxsim", "measures_view", "model_choices",
     "model_costs", "model_infos", "model_ranking", "model_stores_source", "models_cut_warnings", "pick_models",
     "pooled_models", "stores_ranking", "which_model_code",

@@ -37,6 +37,13 @@ def literal(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", _AUTOLINK.sub("\u2060", text))
 
 
+def literal_but_bold(sentence: str) -> str:
+    """``literal`` of a core sentence that bolds user text (``**name**``): each part shown as typed, the marks kept
+    bold. With an odd number of marks (one of them the user's) none is kept."""
+    parts = sentence.split("**")
+    return "**".join(map(literal, parts)) if len(parts) % 2 else literal(sentence)
+
+
 def or_stop(compute: Callable[[], T], icon: str = "✋") -> T:
     """``compute()``; when it raises ValueError, the message as an error, and the page stops there."""
     try:

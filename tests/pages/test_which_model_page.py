@@ -27,7 +27,7 @@ from bertviz_core.model_choice import rank_models, ranked
 from bertviz_core.precompute.measures import matched_stores, model_store_vectors
 from bertviz_core.precompute.offered import SETTING
 from bertviz_core.views.which_model import pairs_corpus, stored_speed
-from ui import literal
+from ui import literal_but_bold
 
 UPLOADER = ("wm_source", "wm_upload")
 BY_LAYER, GRIDS, TABLE = "Score by layer", "Each model's grid", "Table"  # the tabs of every cell
@@ -93,7 +93,7 @@ def test_the_default_view_equals_rank_models_and_settings_run_no_model(news_pool
         for column in ("score", "low", "high"):
             np.testing.assert_allclose(got[column].astype(float), want[column], atol=1e-5)
         assert list(got["best"]) == list(want["best"])
-        assert literal(ranking.verdict.sentence) in [m.value for m in at.info]  # names shown as typed, not as Markdown
+        assert literal_but_bold(ranking.verdict.sentence) in [m.value for m in at.info]  # names shown as typed, not as Markdown
     assert set(charts(in_view(at, BY_LAYER))) == {"wm_layers_chart"}  # the open tab alone is drawn
     assert len(chart(at, "wm_layers_chart")["data"]) == 8  # 2 models × 2 strategies, a band and a line each
     assert set(charts(in_view(at, GRIDS))) == {"wm_grid_0", "wm_grid_1"}
@@ -147,7 +147,7 @@ def test_scored_pairs_equal_rank_models(twin: Encoder, bundled: Encoder) -> None
                           pairs=(first, second, gold), measure="spearman", correction="whitening")
     got, want = shown(at), expected(ranking)
     np.testing.assert_allclose(got["score"].astype(float), want["score"], atol=1e-5)
-    assert literal(ranking.verdict.sentence) in [m.value for m in at.info]  # names shown as typed, not as Markdown
+    assert literal_but_bold(ranking.verdict.sentence) in [m.value for m in at.info]  # names shown as typed, not as Markdown
 
 
 def messages(at) -> str:  # noqa: ANN001
@@ -339,7 +339,7 @@ def test_two_stores_of_one_corpus_rank_as_rank_models_on_their_vectors_without_a
         for column in ("score", "low", "high"):
             np.testing.assert_allclose(got[column].astype(float), want[column], atol=1e-5)
         assert list(got["best"]) == list(want["best"])
-        assert literal(ranking.verdict.sentence) in [m.value for m in at.info]
+        assert literal_but_bold(ranking.verdict.sentence) in [m.value for m in at.info]
     assert not model_calls, model_calls  # the stores' vectors are read from disk
     speeds = list(table(at, "wm_costs")["texts / s"])  # no model encoded the texts here: the speed the stores record
     for said, (name, model) in zip(speeds, (("bundled", BUNDLED_MODEL), ("twin", UNTRAINED_TWIN)), strict=True):
