@@ -187,6 +187,11 @@ def _spearman(pairs: tuple[Sequence[int], Sequence[int], Sequence[float]], n: in
                    correction=correction)
 
 
+def cell_name(cell: tuple[str, str]) -> str:
+    """How a verdict names a cell of ``ranked``'s grid, (model, "strategy at layer"): "model: strategy at layer"."""
+    return f"{cell[0]}: {cell[1]}"
+
+
 def ranked(task: Scoring, scored: Mapping[tuple[str, str, int], Scored]) -> Ranking:
     """The table and verdict over every scored cell, {(model, strategy, layer): its ``task.score``}: ``judge`` sees a
     frame of models × "strategy at layer", and leaves out a cell whose score is not defined (NaN), so it is never
@@ -199,7 +204,7 @@ def ranked(task: Scoring, scored: Mapping[tuple[str, str, int], Scored]) -> Rank
     for key, got in scored.items():
         grid.loc[key[0], columns[key]] = got.value
         replicates[(key[0], columns[key])] = got.replicates
-    verdict = uncertainty.judge(grid, replicates, resampling, task.name, name=lambda cell: f"{cell[0]}: {cell[1]}")
+    verdict = uncertainty.judge(grid, replicates, resampling, task.name, name=cell_name)
     best = set(verdict.cells) if verdict else set()
     rows = []
     for key, got in scored.items():

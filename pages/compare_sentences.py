@@ -84,7 +84,7 @@ teaching_panel(
 )
 
 # Only the open tab is drawn (on_change="rerun"): the matrix, the ranking and its table together took most of a
-# change's time (docs/performance.md, "Why similar? and Masked words in tabs").
+# change's time (docs/performance.md, "One view at a time").
 matrix_tab, rank_tab, pair_tab = st.tabs(VIEWS, key="cs_view", bind="query-params", on_change="rerun")
 # Rows and columns are numbered, with the sentences in a key: long sentences must not squeeze the matrix.
 scale = "Blues" if METRICS[metric].similar_high else "Blues_r"

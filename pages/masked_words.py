@@ -151,7 +151,7 @@ filled = " · ".join(f"mask {m}: **{literal(one.top_tokens[-1, 0])}**" for m, on
 st.markdown(f"Top guess for each mask — {filled}")
 every_mask = every_guess(lenses, k)
 # Only the open tab is drawn (on_change="rerun"): the guesses and the layer-by-layer views together took most of a
-# change's time (docs/performance.md, "Why similar? and Masked words in tabs").
+# change's time (docs/performance.md, "One view at a time").
 guesses_tab, layers_tab = st.tabs(VIEWS, key="mw_view", bind="query-params", on_change="rerun")
 with guesses_tab:
     if guesses_tab.open:

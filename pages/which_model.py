@@ -3,6 +3,7 @@ only beyond the noise, with each model's cost beside its quality."""
 import streamlit as st
 
 from bertviz_core import figures
+from bertviz_core.model_choice import cell_name
 from bertviz_core.measures.similarity import CORRECTIONS
 from bertviz_core.measures.pooling_grid import Cell, sample_note
 from bertviz_core.precompute.measures import ModelStores
@@ -99,7 +100,8 @@ def ranked_views(models: dict[str, tuple[str, str]], cells: dict[str, list[Cell]
     panel = st.container()
     st.subheader("Leaderboard: each model's best cell")
     if ranked.verdict is not None:
-        st.info(literal_but_bold(ranked.verdict.sentence), icon="🏁")  # model names are the user's: as typed
+        # model names are the user's: shown as typed, the best cell's in bold
+        st.info(literal_but_bold(ranked.verdict.sentence, cell_name(ranked.verdict.cells[0])), icon="🏁")
     sampled = sample_note(len(texts), mapped=False) if scored_by.measure == "silhouette" else ""
     if sampled:
         st.caption(sampled)

@@ -55,7 +55,7 @@ result = or_stop(lambda: attribution(model_key(), first, second, strategy, layer
 st.info("  \n".join(attribution_story(result)), icon="🔗")
 pairs = maxsim(model_key(), model_of(model_key()), first, second, layer, cut)
 # Only the open tab is drawn (on_change="rerun"): the two charts and the MaxSim table together took most of a
-# change's time (docs/performance.md, "Why similar? and Masked words in tabs").
+# change's time (docs/performance.md, "One view at a time").
 pairs_tab, shares_tab = st.tabs(VIEWS, key="wy_view", bind="query-params", on_change="rerun")
 with pairs_tab:
     if pairs_tab.open:

@@ -137,14 +137,16 @@ def test_markup_is_never_rendered() -> None:
 
 
 def test_a_bolded_name_is_shown_as_typed_and_bold() -> None:
-    """Which model?'s verdict bolds the best cell's model name, which the user typed: its Markdown is escaped, the
-    core's own bold marks are kept; a name with a lone mark of its own keeps none."""
+    """Which model?'s verdict bolds the best cell's name, which holds the model name the user typed: its Markdown is
+    escaped, its own bold marks too, and the core's marks around it stay bold; a sentence without them is escaped
+    whole (a tie names the top twice, unbolded)."""
     from ui import literal, literal_but_bold
 
-    name = ODD["markdown"].replace("**", "")  # "[click](http://evil.example) bank `code` # heading"
-    shown = literal_but_bold(f"Best on 3 texts: **{name}**, 0.9.")
-    assert shown == f"{literal('Best on 3 texts: ')}**{literal(name)}**{literal(', 0.9.')}" and "](" not in shown
-    assert literal_but_bold("Best: **a**b**, 0.9") == literal("Best: **a**b**, 0.9")
+    for name in (ODD["markdown"], "my**model: mean at layer 2"):
+        shown = literal_but_bold(f"Best on 3 texts: **{name}**, 0.9.", name)
+        assert shown == f"{literal('Best on 3 texts: ')}**{literal(name)}**{literal(', 0.9.')}" and "](" not in shown
+        tie = f"No clear best: 2 cells ({name}, b). The top, {name}, scores 0.9."
+        assert literal_but_bold(tie, name) == literal(tie)
 
 
 def test_allowed_models_refuse_custom_ids(monkeypatch: pytest.MonkeyPatch, tiny_dir: Path) -> None:

@@ -23,7 +23,8 @@ from bertviz_core.model.models import UNTRAINED_TWIN  # noqa: E402
 VIEW = "similar_contexts?sc_source=Precomputed+store&sc_store=topics&sc_text=The+bank+raised+interest+rates."
 VIEWS = (VIEW, "sentence_pooling?sp_source=Precomputed+store&sp_store=topics",
          "task_measures?tm_source=Precomputed+store&tm_store=topics&tm_strats=mean&tm_layers=3&tm_layers=6",
-         "task_measures?tm_source=Precomputed+store&tm_store=topics&tm_tab=Maps", "compare_sentences?cs_store=topics&cs_view=Rank+against+one+sentence",
+         "task_measures?tm_source=Precomputed+store&tm_store=topics&tm_tab=Maps",
+         "compare_sentences?cs_store=topics&cs_view=Rank+against+one+sentence",
          "which_model?wm_source=Precomputed+store&wm_store_0=bundled&wm_store_1=twin")
 RUNS = "runs.log"  # the server's model runs (BERTVIZ_RUN_LOG), in the store server's folder
 

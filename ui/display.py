@@ -37,11 +37,11 @@ def literal(text: str) -> str:
     return _MARKDOWN.sub(r"\\\1", _AUTOLINK.sub("\u2060", text))
 
 
-def literal_but_bold(sentence: str) -> str:
-    """``literal`` of a core sentence that bolds user text (``**name**``): each part shown as typed, the marks kept
-    bold. With an odd number of marks (one of them the user's) none is kept."""
-    parts = sentence.split("**")
-    return "**".join(map(literal, parts)) if len(parts) % 2 else literal(sentence)
+def literal_but_bold(sentence: str, bold: str) -> str:
+    """``literal`` of a core sentence whose first ``**bold**`` (user text the core set in bold) stays bold: every
+    character of the sentence shown as typed, marks in the user's text included."""
+    head, marked, tail = sentence.partition(f"**{bold}**")
+    return f"{literal(head)}**{literal(bold)}**{literal(tail)}" if marked else literal(sentence)
 
 
 def or_stop(compute: Callable[[], T], icon: str = "✋") -> T:

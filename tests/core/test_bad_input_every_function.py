@@ -33,6 +33,7 @@ EXEMPT: dict[str, str] = {
     "tokens.pair_layout": "reads the ModelInput Encoder.inputs made of the pair (\"A\", \"B\")",
     "tokens.token_frame": "lays out the ModelInput Encoder.tokenize made, after checking the text and pad_to",
     "encoder.library_versions": "takes no argument: it reads the installed libraries' versions",
+    "model_choice.cell_name": "names a key of the grid ranked built itself (model, strategy at layer)",
     "projection.compile_umap": "takes no argument: it compiles umap's functions at install",
     **{f"store.{name}": "takes no argument: it reads the server's settings or hands freed memory back"
        for name in ("cache_budget", "spill_budget", "spill_folder", "release_free_memory")},

@@ -23,7 +23,7 @@ from bertviz_core.corpora import news_topics, sentence_pairs
 from bertviz_core.measures.pooling_grid import Cell
 from bertviz_core.measures.task_measures import NO_ORDER, check_pairs
 from bertviz_core.model.models import UNTRAINED_TWIN
-from bertviz_core.model_choice import rank_models, ranked
+from bertviz_core.model_choice import cell_name, rank_models, ranked
 from bertviz_core.precompute.measures import matched_stores, model_store_vectors
 from bertviz_core.precompute.offered import SETTING
 from bertviz_core.views.which_model import pairs_corpus, stored_speed
@@ -49,6 +49,11 @@ CHECKS = PageChecks(
 
 PAGE = "pages/which_model.py"
 CELLS = [(s, layer) for s in ("mean", "cls") for layer in range(7)]
+
+
+def shown_verdict(verdict) -> str:  # noqa: ANN001 - an uncertainty.Verdict
+    """The verdict as the page shows it: every model name as typed, the best cell's in bold."""
+    return literal_but_bold(verdict.sentence, cell_name(verdict.cells[0]))
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +98,7 @@ def test_the_default_view_equals_rank_models_and_settings_run_no_model(news_pool
         for column in ("score", "low", "high"):
             np.testing.assert_allclose(got[column].astype(float), want[column], atol=1e-5)
         assert list(got["best"]) == list(want["best"])
-        assert literal_but_bold(ranking.verdict.sentence) in [m.value for m in at.info]  # names shown as typed, not as Markdown
+        assert shown_verdict(ranking.verdict) in [m.value for m in at.info]  # names as typed, the best's in bold
     assert set(charts(in_view(at, BY_LAYER))) == {"wm_layers_chart"}  # the open tab alone is drawn
     assert len(chart(at, "wm_layers_chart")["data"]) == 8  # 2 models × 2 strategies, a band and a line each
     assert set(charts(in_view(at, GRIDS))) == {"wm_grid_0", "wm_grid_1"}
@@ -147,7 +152,7 @@ def test_scored_pairs_equal_rank_models(twin: Encoder, bundled: Encoder) -> None
                           pairs=(first, second, gold), measure="spearman", correction="whitening")
     got, want = shown(at), expected(ranking)
     np.testing.assert_allclose(got["score"].astype(float), want["score"], atol=1e-5)
-    assert literal_but_bold(ranking.verdict.sentence) in [m.value for m in at.info]  # names shown as typed, not as Markdown
+    assert shown_verdict(ranking.verdict) in [m.value for m in at.info]  # names as typed, the best's in bold
 
 
 def messages(at) -> str:  # noqa: ANN001
@@ -339,7 +344,7 @@ def test_two_stores_of_one_corpus_rank_as_rank_models_on_their_vectors_without_a
         for column in ("score", "low", "high"):
             np.testing.assert_allclose(got[column].astype(float), want[column], atol=1e-5)
         assert list(got["best"]) == list(want["best"])
-        assert literal_but_bold(ranking.verdict.sentence) in [m.value for m in at.info]
+        assert shown_verdict(ranking.verdict) in [m.value for m in at.info]
     assert not model_calls, model_calls  # the stores' vectors are read from disk
     speeds = list(table(at, "wm_costs")["texts / s"])  # no model encoded the texts here: the speed the stores record
     for said, (name, model) in zip(speeds, (("bundled", BUNDLED_MODEL), ("twin", UNTRAINED_TWIN)), strict=True):
