@@ -89,22 +89,23 @@ matrix_tab, rank_tab, pair_tab = st.tabs(VIEWS, key="cs_view", bind="query-param
 # Rows and columns are numbered, with the sentences in a key: long sentences must not squeeze the matrix.
 scale = "Blues" if METRICS[metric].similar_high else "Blues_r"
 numbers = labels.numbers
-exported = {"raw": comparison.raw} | ({f"after {correction}": comparison.corrected} if correction != "none" else {})
 with matrix_tab:
-    if matrix_tab.open and correction == "none":
-        chart(figures.heatmap_figure(comparison.raw, numbers, numbers, f"{metric}, {strategy}, {where}",
-                                     colorscale=scale, annotate=True), key="cs_raw")
-    elif matrix_tab.open:
-        left, right = columns(2)
-        chart(figures.heatmap_figure(comparison.raw, numbers, numbers, "raw", colorscale=scale, annotate=True),
-              key="cs_raw", container=left)
-        chart(figures.heatmap_figure(comparison.corrected, numbers, numbers, f"after {correction}",
-                                     colorscale=scale, annotate=True), key="cs_fixed", container=right)
-    if matrix_tab.open and texts[:2] == QA_PAIR:
-        st.caption(f"The Q&A thread's 0.93 for sentences 1 and 2 came from bert-base-uncased; the loaded model "
-                   f"({literal(info.name)}, {strategy}, {where}) gives **{comparison.raw[0, 1]:.2f}** ({metric}).")
     if matrix_tab.open:
+        if correction == "none":
+            chart(figures.heatmap_figure(comparison.raw, numbers, numbers, f"{metric}, {strategy}, {where}",
+                                         colorscale=scale, annotate=True), key="cs_raw")
+        else:
+            left, right = columns(2)
+            chart(figures.heatmap_figure(comparison.raw, numbers, numbers, "raw", colorscale=scale, annotate=True),
+                  key="cs_raw", container=left)
+            chart(figures.heatmap_figure(comparison.corrected, numbers, numbers, f"after {correction}",
+                                         colorscale=scale, annotate=True), key="cs_fixed", container=right)
+        if texts[:2] == QA_PAIR:
+            st.caption(f"The Q&A thread's 0.93 for sentences 1 and 2 came from bert-base-uncased; the loaded model "
+                       f"({literal(info.name)}, {strategy}, {where}) gives **{comparison.raw[0, 1]:.2f}** ({metric}).")
         st.caption("Key: " + " · ".join(f"**{number}** {literal(text)}" for number, text in labels.key))
+        exported = {"raw": comparison.raw} | ({f"after {correction}": comparison.corrected}
+                                              if correction != "none" else {})
         download_csv(pd.concat([pd.DataFrame(m, index=names, columns=names).reset_index(names="sentence")
                                 .assign(matrix=name) for name, m in exported.items()]),
                      "Download the matrix (CSV)", "sentence_similarity.csv", "cs_matrix_csv")
