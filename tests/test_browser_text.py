@@ -64,8 +64,10 @@ def test_layer_values_page_renders_histogram_layers_and_outliers(server: str, br
         expect(page.locator(f".st-key-{key} [data-testid='stTable']")).to_have_count(1)  # drawn after the charts
     page.get_by_role("tab", name="Token × dimension at the chosen layer").click()  # only the open tab is drawn
     wait_for_chart(page, "Dimensions at layer 5")
-    heatmaps = [s for s in plotly_summaries(page, 3) if s["type"] == "heatmap"]
-    assert [s["title"].split(" (")[0] for s in heatmaps] == ["Dimensions at layer 5"]
+    summaries = plotly_summaries(page, 3)  # the histogram's tab closed: only the open tab is drawn
+    assert [s["title"].split(" (")[0] for s in summaries if s["type"] == "heatmap"] == [
+        "Dimensions at layer 5", "L2 norm of each token's vector"]
+    assert not any(s["type"] == "bar" for s in summaries)
     assert "lv_tab=" in page.url
     assert page.locator("[data-testid='stException']").count() == 0
     done(page)

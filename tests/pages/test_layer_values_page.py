@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import chart, chart_title, charts, open_page, plotly_array, table
+from bertviz_core.measures import stats
 from page_checks import LONG, PageChecks, slider, typed
 
 
@@ -76,12 +77,17 @@ def test_edge_inputs_are_clear(text: str, expect: str | None) -> None:
         assert chart_title(chart(at, "lv_hist")).startswith("Token 2 · [SEP] at layer 5")  # token 5 clamps to the last
 
 
-def test_only_the_open_heatmap_tab_is_drawn(bundled) -> None:
+def test_only_the_open_layer_tab_is_drawn(bundled) -> None:
     at = open_page(PAGE)
-    assert "lv_norms" in charts(at) and "lv_dims" not in charts(at)
+    assert {"lv_hist", "lv_norms"} <= set(charts(at)) and "lv_dims" not in charts(at)
     at.session_state["lv_tab"] = "Token × dimension at the chosen layer"
     at.slider(key="lv_layer").set_value(3).run()
     dims = chart(at, "lv_dims")
-    assert chart_title(dims).startswith("Dimensions at layer 3") and "lv_norms" not in charts(at)
+    assert chart_title(dims).startswith("Dimensions at layer 3") and "lv_hist" not in charts(at)
     (expected,) = bundled.encode([at.text_area(key="lv_text").value])
     np.testing.assert_allclose(plotly_array(dims["data"][0]["z"]), expected.hidden_states[3], atol=1e-6)
+    at.slider(key="lv_k").set_value(2.0).run()  # the rule, set below the layer's view, marks its outliers
+    marked = stats.outliers_at(expected.hidden_states, stats.OutlierRule(z=2.0, share=0.5), 3)
+    axis = chart(at, "lv_dims")["layout"]["xaxis"]
+    shown = [int(value) for value, text in zip(axis["tickvals"], axis["ticktext"]) if "<b>" in text]
+    assert marked and shown == marked
