@@ -14,8 +14,8 @@ from bertviz_core.measures.similarity import METRICS
 from bertviz_core.model.token_index import index_rows
 from ui import (
     chart, choose, columns, contextuality_view, corpus_contextuality, corpus_digest, corpus_lengths, corpus_source,
-    cut_warning, download_csv, embed_corpus, encode_texts, encoder, ensure_app_navigation, int_slider, literal,
-    measures_view, model_input, model_key, neighbour_summary, or_stop, sentence_neighbours, store_view, table,
+    cut_warning, detached, download_csv, embed_corpus, encode_texts, encoder, ensure_app_navigation, int_slider,
+    literal, measures_view, model_input, model_key, neighbour_summary, or_stop, sentence_neighbours, store_view, table,
     teaching_panel, token_index, token_neighbours, with_progress, text_bind, word_contextuality,
 )
 
@@ -49,12 +49,9 @@ token = choose(st, "Token", labels, query_token(query_input.tokens), key="sc_tok
 if corpus.store is not None:
     contextuality_view(corpus, store_view(corpus, sentence, query_input, token))
     st.stop()
-c1, c2, c3, c4 = st.columns([3, 3, 3, 2])
-left_layer = int_slider("Layer, left", 0, num_layers, 1, key="sc_layer_left", container=c1, bind="query-params")
-right_layer = int_slider("Layer, right", 0, num_layers, num_layers, key="sc_layer_right", container=c2,
-                         bind="query-params")
-k = c3.slider("Neighbours (k)", 1, 50, 10, key="sc_k", bind="query-params")
-metric = c4.selectbox("Metric", list(METRICS), key="sc_metric", bind="query-params")
+c1, c2 = st.columns([3, 2])
+k = c1.slider("Neighbours (k)", 1, 50, 10, key="sc_k", bind="query-params")
+metric = c2.selectbox("Metric", list(METRICS), key="sc_metric", bind="query-params")
 
 if query_input.special[token]:
     st.error(f"{literal(labels[token])} is a marker the tokenizer adds, not a word of your sentence, and the index "
@@ -62,7 +59,6 @@ if query_input.special[token]:
     st.stop()
 words = index_rows([query_input], [sentence])
 word = words.loc[words["position"] == token, "word"].iloc[0]
-panel = st.container()  # filled once the sentence search's pickers below are read
 index = with_progress("Indexing the corpus, every token at every layer",
                       lambda progress: token_index(model_key(), corpus_id, texts, progress))
 if own_sentences(texts, sentence):
@@ -73,17 +69,49 @@ if fewer:
     st.warning(fewer)
 states = encode_texts(model_key(), (sentence,))[0].hidden_states  # from the shared store, every run
 summary = neighbour_summary(model_key(), corpus_id, sentence, token, k, metric, word, index, states)
+lists = st.container()  # drawn last, once the sentence search's pickers below are read (its code names them)
 
-st.subheader(f"Where else the model puts “{literal(query_input.tokens[token])}”, token {token}")
-st.caption(f"{len(index.tokens):,} tokens of {len(texts):,} sentences, {metric} "
-           f"({METRICS[metric].note}); the token is between « ». The downloads hold the whole sentences.")
-for column, layer, side in zip(st.columns(2), (left_layer, right_layer), ("left", "right")):
-    with column:
-        shown = token_neighbours(model_key(), corpus_id, sentence, token, layer, k, metric, index, states)
-        share = summary.loc[summary["layer"] == layer].iloc[0]
-        st.markdown(f"**{layer_label(layer).capitalize()}**: {literal(share_said(share, word))}")
-        table(shown[["rank", "score", "context"]], key=f"sc_near_{side}", height=420)
-        download_csv(shown, "Download (CSV)", f"neighbours_layer{layer}.csv", f"sc_near_{side}_csv")
+
+@st.fragment
+@detached
+def token_lists(texts: tuple[str, ...], corpus_id: str, corpus_code: str, sentence: str, token: int, word: str,
+                k: int, metric: str, summary, sentences: tuple[str, int | None]) -> None:
+    """The two layers' nearest corpus tokens, each under its layer's slider, and the code of the whole page: a
+    layer change reruns only this part (docs/performance.md, "One view at a time"). ``summary`` is the token's
+    share of the same word by layer (small); the corpus index and the sentence's hidden states are read from the
+    shared store, not kept with the fragment's arguments. ``sentences``: the sentence search's pooling code and
+    layer, for the code."""
+    index = with_progress("Indexing the corpus, every token at every layer",
+                          lambda progress: token_index(model_key(), corpus_id, texts, progress))
+    states = encode_texts(model_key(), (sentence,))[0].hidden_states  # (layers+1, tokens, hidden)
+    panel = st.container()  # above the lists, filled once their layer sliders are read (its code names them)
+    st.subheader(f"Where else the model puts “{literal(query_input.tokens[token])}”, token {token}")
+    st.caption(f"{len(index.tokens):,} tokens of {len(texts):,} sentences, {metric} "
+               f"({METRICS[metric].note}); the token is between « ». The downloads hold the whole sentences.")
+    layers: list[int] = []
+    for column, (label, default, side) in zip(st.columns(2), (("Layer, left", 1, "left"),
+                                                             ("Layer, right", num_layers, "right"))):
+        with column:
+            layer = int_slider(label, 0, num_layers, default, key=f"sc_layer_{side}", bind="query-params")
+            shown = token_neighbours(model_key(), corpus_id, sentence, token, layer, k, metric, index, states)
+            share = summary.loc[summary["layer"] == layer].iloc[0]
+            st.markdown(f"**{layer_label(layer).capitalize()}**: {literal(share_said(share, word))}")
+            table(shown[["rank", "score", "context"]], key=f"sc_near_{side}", height=420)
+            download_csv(shown, "Download (CSV)", f"neighbours_layer{layer}.csv", f"sc_near_{side}_csv")
+            layers.append(layer)
+    strategy_code, sentence_layer = sentences
+    with panel:
+        teaching_panel(
+            "Every token of the corpus is kept at every layer; the lists are the corpus tokens whose vectors lie "
+            "nearest to the chosen token's, at two layers side by side.  \n"
+            "Low layers group a token with the same word wherever it stands; higher layers with tokens in similar "
+            "contexts. Below: that shift at every layer, semantic search over sentences, and how contextual each "
+            "layer is.",
+            recipes.similar_contexts(info, sentence, token, corpus_code, (layers[0], layers[1]), k, metric, word,
+                                     strategy_code, sentence_layer),
+            key="similar_contexts",
+        )
+
 
 st.subheader("The same word, or a similar context? Layer by layer")
 st.caption(f"At every layer: the share of the {neighbours_listed(k, len(index.tokens))} nearest corpus tokens that "
@@ -110,17 +138,9 @@ sentence_layer = int_slider("Layer (sentences)", 0, num_layers, num_layers, key=
 pooled = with_progress("Pooling the corpus' sentences", lambda progress: embed_corpus(model_key(), texts, progress))
 near = sentence_neighbours(model_key(), corpus_id, sentence, strategy, POOLINGS[strategy].layer_of(sentence_layer), k,
                            metric, pooled, texts, embed_corpus(model_key(), (sentence,)))
-with panel:
-    teaching_panel(
-        "Every token of the corpus is kept at every layer; the lists are the corpus tokens whose vectors lie nearest "
-        "to the chosen token's, at two layers side by side.  \n"
-        "Low layers group a token with the same word wherever it stands; higher layers with tokens in similar "
-        "contexts. Below: that shift at every layer, semantic search over sentences, and how contextual each layer "
-        "is.",
-        recipes.similar_contexts(info, sentence, token, corpus_code, (left_layer, right_layer), k, metric, word,
-                                 POOLINGS[strategy].code, POOLINGS[strategy].layer_of(sentence_layer)),
-        key="similar_contexts",
-    )
+with lists:
+    token_lists(texts, corpus_id, corpus_code, sentence, token, word, k, metric, summary,
+                (POOLINGS[strategy].code, POOLINGS[strategy].layer_of(sentence_layer)))
 st.caption(f"Semantic search: the corpus sentences whose “{strategy}” vectors lie nearest to your sentence's, by "
            f"{metric}. Compare sentences ranks sentences you paste; this searches the whole corpus.")
 table(near[["rank", "score", "text"]], key="sc_sentences", height=420)

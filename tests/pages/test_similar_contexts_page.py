@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from conftest import chart, open_page, plotly_array, table
-from page_checks import LONG, PageChecks, slider, typed, uploaded
+from conftest import chart, open_code_panels, open_page, plotly_array, table
+from page_checks import LONG, PageChecks, slider, slider_named, typed, uploaded
 
 from bertviz_core.corpora import TUTORIAL
 
@@ -18,7 +18,7 @@ CHECKS = PageChecks(
     settings=(("slider", "sc_layer_left", 2), ("slider", "sc_layer_right", 4), ("slider", "sc_k", 5),
               ("selectbox", "sc_metric", "dot product"), ("selectbox", "sc_token", 4),
               ("selectbox", "sc_strategy", "max"), ("radio", "sc_adjusted", "adjusted")),
-    timed_change=("layer", "?sc_layer_left=2", slider),
+    timed_change=("layer", "?sc_layer_left=2", slider_named("Layer, left")),
     long_text=(typed("text_input", "sc_text", LONG[:4000]), uploaded(UPLOADER, "text\nA short one.\n" + LONG)),
     uploader=UPLOADER,
     shared_query="sc_text=The+river+bank+was+muddy.&sc_token=3+%C2%B7+bank&sc_layer_left=2&sc_k=5&sc_metric=dot+product"
@@ -63,11 +63,13 @@ def test_the_page_searches_and_settings_run_no_model(model_calls: list[int]) -> 
     left, right = table(at, "sc_near_left"), table(at, "sc_near_right")
     assert len(left) == 10 and len(right) == 10
     runs = len(model_calls)
-    at.slider(key="sc_layer_left").set_value(2).run()
+    open_code_panels(at)
+    at.slider(key="sc_layer_left").set_value(2).run()  # reruns the lists' part of the page alone, the code with it
+    assert "for layer in [2, 6]:" in at.code[0].value
     at.slider(key="sc_k").set_value(5).run()
     at.selectbox(key="sc_metric").set_value("dot product").run()
     assert len(model_calls) == runs and not at.exception
-    assert len(table(at, "sc_near_left")) == 5
+    assert len(table(at, "sc_near_left")) == 5 and "[:5]" in at.code[0].value
 
 
 def upload(at, rows: list[str]) -> None:  # noqa: ANN001 - an AppTest
