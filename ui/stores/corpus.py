@@ -15,7 +15,8 @@ from bertviz_core.precompute.offered import offered_stores
 from ui.display import cut_warning, download_csv, literal, table, teaching_panel
 from ui.links import link_said
 from ui.picker import active_info, encoder, model_key, offer_model
-from ui.results import embed_corpus, encode_texts
+from ui.results import embed_corpus
+from ui.stores.contexts import tokens_view
 from ui.stores.opened import opened_store, refuse_store, stamp, stamp_of, stops_on_damage
 
 if TYPE_CHECKING:
@@ -74,16 +75,6 @@ def store_neighbours(name: str, stamp: float, sentence: str, strategy: str, laye
     return nearest_stored_sentences(_store, _query, strategy, layer, k, metric, sentence)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def store_token_neighbours(name: str, stamp: float, sentence: str, token: int, layer: int, k: int, metric: str,
-                           _store: VectorStore, _vector: np.ndarray) -> pd.DataFrame:
-    """Cached ``views.nearest_stored_tokens`` of token ``token`` of ``sentence`` (``_vector``, its hidden state at
-    ``layer``) in the offered store ``name`` (``_store``, opened at ``stamp``)."""
-    from bertviz_core.precompute.views import nearest_stored_tokens
-
-    return nearest_stored_tokens(_store, _vector, layer, k, metric, sentence)
-
-
 @st.cache_data(max_entries=32, show_spinner="Scoring random pairs of the store's texts…")
 def store_random_pairs(name: str, stamp: float, strategy: str, layer: int | None, metric: str,
                        _store: VectorStore) -> np.ndarray:
@@ -91,16 +82,6 @@ def store_random_pairs(name: str, stamp: float, strategy: str, layer: int | None
     from bertviz_core.views.comparison import store_baseline
 
     return store_baseline(_store.vectors(strategy, layer), metric)
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def store_word_tokens(name: str, stamp: float, word: str, sentence: str, _store: VectorStore) -> int:
-    """Cached ``similar_contexts.tokens_of_word``: the stored tokens of ``word`` outside the store's copies of
-    ``sentence``, in the offered store ``name`` (opened at ``stamp``)."""
-    from bertviz_core.measures.neighbours import own_sentences
-    from bertviz_core.views.similar_contexts import tokens_of_word
-
-    return tokens_of_word(_store.token_rows, word, own_sentences(_store.rows["text"].tolist(), sentence))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -117,67 +98,33 @@ def store_view(corpus: Corpus, sentence: str, query_input: Any, token: int) -> s
     store's tokens at its stored token layers, then the stored sentences nearest to the sentence. The sentence is
     the only model run; k and the metric are shared by both. The token's word, or None (no token vectors, or a
     marker the tokenizer adds)."""
+    from bertviz_core.model.token_index import index_rows
+
+    cut_warning(store_cut_note(corpus.name, stamp_of(corpus), active_info().max_length, corpus.store))
+    word = None
+    if corpus.store.manifest["token_layers"] and not query_input.special[token]:
+        words = index_rows([query_input], [sentence])
+        word = words.loc[words["position"] == token, "word"].iloc[0]
+    _searches(corpus, sentence, query_input, token, word)
+    return word
+
+
+@st.fragment
+@stops_on_damage
+def _searches(corpus: Corpus, sentence: str, query_input: Any, token: int, word: str | None) -> None:
+    """k and the metric with the searches they change, the tokens' and the sentences': a change of either reruns
+    only this part of the page, not the store's contextuality below it."""
     from bertviz_core.measures.similarity import METRICS
 
-    store, info = corpus.store, active_info()
-    cut_warning(store_cut_note(corpus.name, stamp_of(corpus), info.max_length, store))
     c1, c2 = st.columns(2)
     k = c1.slider("Neighbours (k)", 1, 50, 10, key="sc_k", bind="query-params")
     metric = c2.selectbox("Metric", list(METRICS), key="sc_metric", bind="query-params")
-    if not store.manifest["token_layers"]:
+    if not corpus.store.manifest["token_layers"]:
         st.info("This store holds no token vectors, so the token views (nearest tokens, layer by layer) are not shown: "
                 "precompute it with --token-layers to keep them.", icon="🗄️")
-        sentences_view(corpus, sentence, k, metric, "sc")
-        return None
-    word = _tokens_view(corpus, sentence, query_input, token, k, metric)
+    else:
+        tokens_view(corpus, sentence, query_input, token, word, k, metric)
     sentences_view(corpus, sentence, k, metric, "sc")
-    return word
-
-
-def _tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, k: int, metric: str) -> str | None:
-    """The chosen token's nearest stored tokens at two stored token layers side by side, each with the share of them
-    that are its own word; the token's word, or None for a marker the tokenizer adds."""
-    from bertviz_core import recipes
-    from bertviz_core.figures import layer_label, token_labels
-    from bertviz_core.views.similar_contexts import share_of_word, share_said
-    from bertviz_core.precompute.views import token_search_note
-    from bertviz_core.measures.similarity import METRICS
-    from bertviz_core.model.token_index import index_rows
-
-    store, held = corpus.store, corpus.store.manifest["token_layers"]
-    labels = token_labels(query_input.tokens)
-    if query_input.special[token]:
-        st.error(f"{literal(labels[token])} is a marker the tokenizer adds, not a word of your sentence, and the store "
-                 "holds only its texts' words. Pick another token.", icon="✋")
-        return None
-    words = index_rows([query_input], [sentence])
-    word = words.loc[words["position"] == token, "word"].iloc[0]
-    states = encode_texts(model_key(), (sentence,))[0].hidden_states  # (layers+1, tokens, hidden), shared store
-    of_word = store_word_tokens(corpus.name, stamp_of(corpus), word, sentence, store)
-    c1, c2 = st.columns(2)
-    chosen = [c1.selectbox("Token layer, left", held, index=0, key="sc_store_left", bind="query-params",
-                           format_func=layer_label),
-              c2.selectbox("Token layer, right", held, index=len(held) - 1, key="sc_store_right", bind="query-params",
-                           format_func=layer_label)]
-    st.subheader(f"Where else the model puts “{literal(query_input.tokens[token])}”, token {token}")
-    teaching_panel(
-        "The store's tokens whose hidden states lie nearest to your token's, at two of the layers the store keeps "
-        f"every token of, by {metric}.  \nLow layers group a token with the same word wherever it stands; higher "
-        "layers with tokens in similar contexts: the store was computed once, and only your sentence runs here.",
-        recipes.store_tokens(active_info(), corpus.name, sentence, token, tuple(chosen), k, metric),
-        key="store_tokens")
-    st.caption(f"By {metric} ({METRICS[metric].note}). " + literal(token_search_note(store, chosen[0], metric))
-               + " The token is between « »; tokens of your "
-               "sentence's own copies in the store are left out.")
-    for column, layer, side in zip(st.columns(2), chosen, ("left", "right")):
-        with column:
-            shown = store_token_neighbours(corpus.name, stamp_of(corpus), sentence, token, layer, k, metric, store,
-                                           states[layer, token])
-            share = share_of_word(layer, shown["key"], word, of_word)
-            st.markdown(f"**{layer_label(layer).capitalize()}**: {literal(share_said(share, word))}")
-            table(shown[["rank", "score", "context"]], key=f"sc_near_{side}", height=420)
-            download_csv(shown, "Download (CSV)", f"stored_neighbours_layer{layer}.csv", f"sc_near_{side}_csv")
-    return word
 
 
 @stops_on_damage
