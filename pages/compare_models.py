@@ -15,14 +15,13 @@ from bertviz_core.views.model_comparison import (
     text_choices,
     word_pieces,
 )
-from bertviz_core.views.layer_matches import best_matches, layer_story
 from bertviz_core.measures.pooling import POOLINGS
 from bertviz_core.model.models import ModelInfo
 from ui import (
     aligned_pair, chart, choose, columns, comparison_code, corpus_digest, corpus_source, cut_warnings, detached,
-    download_csv, encoder, ensure_app_navigation, get_encoder, identities, int_slider, layer_comparison, literal,
-    match_evidence, model_input, model_key, or_stop, pick_model_b, pooled_pair, table, teaching_panel,
-    tokenization_table,
+    download_csv, encoder, ensure_app_navigation, get_encoder, identities, int_slider, judged_matches,
+    layer_comparison, literal, match_evidence, model_input, model_key, or_stop, pick_model_b, pooled_pair, table,
+    teaching_panel, tokenization_table,
 )
 
 ensure_app_navigation()
@@ -68,19 +67,17 @@ def layers_alike(key_a: tuple[str, str], key_b: tuple[str, str], info_a: ModelIn
         a, b, left_out, read, text_of = pooled_a[strategy], pooled_b[strategy], 0, len(texts), None
     else:
         a, b, left_out, read, text_of = aligned_pair(key_a, key_b, texts)
-    comparison = or_stop(lambda: layer_comparison(identities(key_a, key_b), corpus_digest(texts),
-                                                  strategy if level == "sentences" else None, level, estimator, a, b,
-                                                  left_out))
-    evidence = match_evidence(identities(key_a, key_b), corpus_digest(texts),
-                              strategy if level == "sentences" else None, level, a, b, text_of)
-    st.info("  \n".join(layer_story(comparison, evidence)), icon="🪞")
+    keyed = (identities(key_a, key_b), corpus_digest(texts), strategy if level == "sentences" else None, level)
+    comparison = or_stop(lambda: layer_comparison(*keyed, estimator, a, b, left_out))
+    evidence = match_evidence(*keyed, a, b, text_of)
+    story, matches = judged_matches(*keyed, estimator, left_out, comparison, evidence)
+    st.info("  \n".join(story), icon="🪞")
     left, right = columns(2)
     titles = comparison_title(comparison, strategy, read, len(texts))
     chart(figures.table_heatmap(comparison.cka, titles.cka, zrange=colour_range(comparison)), key="cm_cka",
           container=left)
     chart(figures.table_heatmap(comparison.rsa, titles.rsa, zrange=(-1, 1), colorscale="RdBu", zmid=0),
           key="cm_rsa", container=right)
-    matches = best_matches(comparison, evidence)
     table(matches, key="cm_matches")
     d1, d2, d3 = columns(3)
     with d1:

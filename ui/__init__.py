@@ -24,8 +24,8 @@ from ui.links import (
     forget_shared_senses, PRESENT, presentation_style, presenting, set_shared_senses, shared_senses, text_bind,
 )
 from ui.page_parts.compare_models import (
-    aligned_pair, comparison_code, cut_warnings, identities, layer_comparison, match_evidence, pick_model_b,
-    pooled_pair, tokenization_table,
+    aligned_pair, comparison_code, cut_warnings, identities, judged_matches, layer_comparison, match_evidence,
+    pick_model_b, pooled_pair, tokenization_table,
 )
 from ui.page_parts.masked import (
     nearest_embeddings,

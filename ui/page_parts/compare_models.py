@@ -109,6 +109,16 @@ def match_evidence(models: tuple, corpus_id: str, strategy: str | None, level: s
     return layer_matches.match_evidence(_a, _b, level, _text_of)
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def judged_matches(models: tuple, corpus_id: str, strategy: str | None, level: str, estimator: str, left_out: int,
+                   _comparison: LayerComparison, _evidence: MatchEvidence) -> tuple[list[str], pd.DataFrame]:
+    """Cached ``layer_matches.layer_story`` and ``best_matches`` of ``layer_comparison``'s result (keyed as it is)
+    with ``match_evidence``'s: a page's rerun judges each layer against the noise once."""
+    from bertviz_core.views import layer_matches
+
+    return layer_matches.layer_story(_comparison, _evidence), layer_matches.best_matches(_comparison, _evidence)
+
+
 def identities(key_a: tuple[str, str], key_b: tuple[str, str]) -> tuple:
     """What the two models' cached results are keyed by."""
     return model_of(key_a), model_of(key_b)
