@@ -1,5 +1,5 @@
 """Which model?: models × pooling × layer ranked on one corpus, each cell with its 95 % interval and a best named
-only beyond the noise, with each model's cost beside its quality."""
+only beyond the noise, and what each model costs."""
 import streamlit as st
 
 from bertviz_core import figures
@@ -106,8 +106,6 @@ def ranked_views(models: dict[str, tuple[str, str]], cells: dict[str, list[Cell]
     if sampled:
         st.caption(sampled)
     table(leaderboard(ranked.table, order), key="wm_leaderboard", height=220)
-    st.subheader("The cost beside the quality")
-    table(model_costs(models, texts, stored), key="wm_costs", height=220)
     st.subheader("Every cell")
     # Only the open tab is drawn (on_change="rerun"): a change of the score or the cells redraws one view of them,
     # not three, which took most of a change's time (docs/performance.md, "Which model?'s views of every cell in
@@ -137,3 +135,6 @@ def ranked_views(models: dict[str, tuple[str, str]], cells: dict[str, list[Cell]
 
 
 ranked_views(models, cells, texts, labels, pairs, stored, corpus_code)
+# outside the fragment: no score changes it, so a score change leaves it as drawn
+st.subheader("What each model costs")
+table(model_costs(models, texts, stored), key="wm_costs", height=220)
