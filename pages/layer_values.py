@@ -29,8 +29,8 @@ states = encoding.hidden_states  # (layers+1, tokens, hidden)
 labels = [f"{i} · {t}" for i, t in enumerate(encoding.tokens)]
 st.caption(f"This text's hidden states: an array of shape **{tuple(states.shape)}** = (layers+1, tokens, hidden).")
 cut_warning(cut_note(info.max_length, [encoding.dropped]))
-# Every section reads the token, so its change reruns the page; a layer or scope change reruns only its own
-# section (a fragment), which is what keeps them quick (docs/performance.md, "One view at a time").
+# Every section reads the token, so its change reruns the page; a layer change reruns only the chosen layer's
+# section (a fragment), which is what keeps it quick (docs/performance.md, "One view at a time").
 token = choose(st.columns(2)[0], "Token", labels, 5, key="lv_token", bind="query-params")
 at_layer = st.container()  # drawn last, under the rule set by the outlier section's sliders below
 
@@ -75,26 +75,19 @@ def layer_view(states, labels: list[str], text: str, token: int, rule: stats.Out
                          "Download these values (CSV)", f"token_dimension_layer{layer}.csv", "lv_dims_csv")
 
 
-@st.fragment
-@detached
-def across_layers(states, labels: list[str], token: int) -> None:
-    """Every layer's distribution and statistics, of the token or of all tokens: a scope change reruns this alone."""
-    scope = st.radio("Values of", ["the chosen token", "all tokens"], horizontal=True, key="lv_scope",
-                     bind="query-params")
-    which = token if scope == "the chosen token" else None
-    subject = labels[token] if which is not None else f"all {len(labels)} tokens"
-    stats_table = stats.layer_stats(states, which)
-    quantiles = stats.layer_quantiles(states, which)
-    chart(figures.layer_distributions_figure(
-        quantiles, f"Values per layer, {subject} ({states_per_token} distributions)"), key="lv_layers")
-    table(stats_table, key="lv_stats")
-    st.caption("Kurtosis is excess kurtosis (0 for a normal distribution): heavy tails mean a few extreme values.")
-    download_csv(stats_table.merge(quantiles.drop(columns=["min", "max"]), on="layer"),
-                 "Download the statistics (CSV)", "layer_statistics.csv", "lv_stats_csv")
-
-
 st.subheader("All layers at once")
-across_layers(states, labels, token)
+# not a fragment: the chosen layer's section above holds the share link, which must carry the scope
+scope = st.radio("Values of", ["the chosen token", "all tokens"], horizontal=True, key="lv_scope", bind="query-params")
+which = token if scope == "the chosen token" else None
+subject = labels[token] if which is not None else f"all {len(labels)} tokens"
+stats_table = stats.layer_stats(states, which)
+quantiles = stats.layer_quantiles(states, which)
+chart(figures.layer_distributions_figure(
+    quantiles, f"Values per layer, {subject} ({states_per_token} distributions)"), key="lv_layers")
+table(stats_table, key="lv_stats")
+st.caption("Kurtosis is excess kurtosis (0 for a normal distribution): heavy tails mean a few extreme values.")
+download_csv(stats_table.merge(quantiles.drop(columns=["min", "max"]), on="layer"),
+             "Download the statistics (CSV)", "layer_statistics.csv", "lv_stats_csv")
 norms = stats.token_norms(states)
 chart(figures.heatmap_figure(norms, [figures.layer_label(i) for i in layer_numbers(num_layers)], labels,
                              "L2 norm of each token's vector"), key="lv_norms")

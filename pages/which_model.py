@@ -31,8 +31,8 @@ ensure_app_navigation()
 
 st.title("🏁 Which model for my data?")
 st.caption("Every chosen model scored on the same texts, at every chosen pooling and layer, with the same folds or "
-           "resamples for all: a best is named only when it leads beyond the noise. Each model's cost stands beside "
-           "its quality.")
+           "resamples for all: a best is named only when it leads beyond the noise. What each model costs is listed "
+           "below.")
 models = pick_models(model_key()[1], st)
 if models is None:
     st.stop()

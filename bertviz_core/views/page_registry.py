@@ -87,7 +87,7 @@ PAGES: tuple[PageEntry, ...] = (
               warm_up=("default pair attributed",)),
     PageEntry("pages/which_model.py", "Which model?", "🏁",
               "Which model, which layer and which pooling for my data? Up to four models ranked on one corpus by a "
-              "probe, the silhouette or Spearman's ρ, each cell with its 95 % interval, each model's cost beside",
+              "probe, the silhouette or Spearman's ρ, each cell with its 95 % interval, and each model's cost",
               token_budget=POOLED_TOKENS, warm_up=("news corpus pooled", "probe grid"),
               built_in_corpus="news topics"),
 )

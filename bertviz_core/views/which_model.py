@@ -1,5 +1,5 @@
 """The Which model? page's numbers and wording: which cells each model gets, the leaderboard, each model's strategy ×
-layer grid, the chart of each model's score by layer with its interval band, and the cost beside the quality.
+layer grid, the chart of each model's score by layer with its interval band, and what each model costs.
 
 The ranking itself is ``bertviz_core.model_choice``'s; this module only lays it out, so a page decides nothing.
 """

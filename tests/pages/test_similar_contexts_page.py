@@ -64,7 +64,7 @@ def test_the_page_searches_and_settings_run_no_model(model_calls: list[int]) -> 
     assert len(left) == 10 and len(right) == 10
     runs = len(model_calls)
     open_code_panels(at)
-    at.slider(key="sc_layer_left").set_value(2).run()  # reruns the lists' part of the page alone, the code with it
+    at.slider(key="sc_layer_left").set_value(2).run()  # (AppTest reruns the whole page; in a browser, the fragment)
     assert "for layer in [2, 6]:" in at.code[0].value
     at.slider(key="sc_k").set_value(5).run()
     at.selectbox(key="sc_metric").set_value("dot product").run()

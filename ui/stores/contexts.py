@@ -97,6 +97,7 @@ def measures_view(measures: pd.DataFrame, key: str, title: str, file_name: str) 
     download_csv(measures, "Download the measures (CSV)", file_name, f"{key}_context_csv")
 
 
+@stops_on_damage
 def tokens_view(corpus: Corpus, sentence: str, query_input: Any, token: int, word: str | None, k: int,
                  metric: str) -> None:
     """The chosen token's nearest stored tokens at two stored token layers side by side, each with the share of them
