@@ -54,13 +54,6 @@ pick_layer = POOLINGS[pick].layer_of(
                  key="sp_cell_layer", bind="query-params", disabled=not POOLINGS[pick].per_layer,
                  help=None if POOLINGS[pick].per_layer else f"{pick} gives one vector per text, whatever the layer."))
 picked = Cell(pick, pick_layer)
-teaching_panel(
-    "Each panel is one way of turning a sentence into one vector (a pooling strategy, at one layer), flattened to 2-D "
-    "by PCA. Colours are the labels; the score is the silhouette on the full vectors (cosine): higher = topics apart.  \n"
-    "The PCA picture can hide what the silhouette measures, so trust the number more than the eye.",
-    recipes.sentence_pooling(info, texts[:3], POOLINGS[pick].code, pick_layer),
-    key="sentence_pooling",
-)
 
 
 @st.fragment
@@ -70,7 +63,15 @@ def grid_view(key: tuple[str, str], texts: tuple[str, ...], corpus_id: str, labe
     """The PCA grid and its pickers: choosing strategies or layers reruns only this part of the page.
 
     Streamlit keeps a fragment's arguments for its reruns as long as the session lives, so it is given
-    the corpus, not its pooled vectors: those stay in the shared store, within its byte budget."""
+    the corpus, not its pooled vectors: those stay in the shared store, within its byte budget. The page's code
+    is drawn here, so that its share link carries the grid's pickers too."""
+    teaching_panel(
+        "Each panel is one way of turning a sentence into one vector (a pooling strategy, at one layer), flattened to "
+        "2-D by PCA. Colours are the labels; the score is the silhouette on the full vectors (cosine): higher = topics "
+        "apart.  \nThe PCA picture can hide what the silhouette measures, so trust the number more than the eye.",
+        recipes.sentence_pooling(info, texts[:3], POOLINGS[pick].code, pick_layer),
+        key="sentence_pooling",
+    )
     pooled = embed_corpus(key, texts)
     c1, c2 = st.columns(2)
     # On a projector two strategies keep the grid to about one screen; the teacher adds more.
