@@ -27,7 +27,7 @@ from bertviz_core.words.word_vectors import (
     word_strategies,
 )
 from ui import (
-    apply_preset, chart, corpus_digest, cut_warning, detached, download_csv, encode_texts, encoder,
+    canvas_heatmap, apply_preset, chart, corpus_digest, cut_warning, detached, download_csv, encode_texts, encoder,
     ensure_app_navigation, keep_senses_in_link, literal, model_key, or_stop, OWN, shared_senses, table,
     teaching_panel, texts_edited, word_occurrences, text_bind,
 )
@@ -97,8 +97,8 @@ def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors, na
     st.subheader("Similarity matrix")
     matrix = similarity_matrix(strategy.fn(vectors), metric)
     st.caption(f"{metric} of the “{strategy_name}” vectors ({METRICS[metric].note}); pieces merged by {subword}.")
-    chart(figures.heatmap_figure(matrix, numbers, numbers, f"{metric}, {strategy_name}", colorscale="Blues"
-                                 if METRICS[metric].similar_high else "Blues_r", annotate=True), key="ws_matrix")
+    canvas_heatmap(matrix, numbers, numbers, f"{metric}, {strategy_name}", "ws_matrix",
+                   colorscale="Blues" if METRICS[metric].similar_high else "Blues_r")
     st.caption("Key: " + " · ".join(f"**{number}** {literal(name.split(': ', 1)[1])}"
                                     for number, name in zip(numbers, names)))
     download_csv(pd.DataFrame(matrix, index=names, columns=names).reset_index(names="occurrence"),

@@ -2,6 +2,7 @@
 context, a chart waited for, the plotly charts' summaries, a selectbox choice, and a grid of scatters' pixels."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -107,6 +108,13 @@ def wait_for_chart(page: Page, text: str) -> None:
     page.wait_for_function("""expect => Array.from(document.querySelectorAll('.js-plotly-plot')).some(el =>
         [((el.layout.title && el.layout.title.text) || '').replace(/<br>/g, ' '),  // as read
          ...(el.layout.annotations || []).map(a => a.text || '')].some(t => t.includes(expect)))""", arg=text, timeout=90_000)
+    wait_idle(page)
+
+
+def wait_for_canvas(page: Page, key: str, title: str) -> None:
+    """Wait until the canvas heatmap keyed ``key`` (``ui.canvas_heatmap``) is drawn under ``title``: a canvas holds
+    no text, and Vega gives its view the spec's description, the title, as its label."""
+    page.locator(f".st-key-{key} [role='graphics-document'][aria-label={json.dumps(title)}]").wait_for(timeout=90_000)
     wait_idle(page)
 
 

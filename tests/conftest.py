@@ -333,6 +333,19 @@ def chart(at: AppTest, key: str) -> dict:
     return found[key]
 
 
+def canvas_heatmap(at: AppTest, key: str) -> tuple[dict, pd.DataFrame]:
+    """The spec and the cells (row, column, value, text, dark) of the ``ui.canvas_heatmap`` drawn with ``key``."""
+    blocks = [at._tree]
+    while blocks:
+        block = blocks.pop()
+        if _keyed(block, key):  # the container the chart is drawn in carries the key
+            (proto,) = [element.proto for element in block.get("vega_lite_chart")]
+            (cells,) = [pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in proto.datasets]
+            return json.loads(proto.spec), cells
+        blocks.extend(child for child in block.children.values() if hasattr(child, "children"))
+    raise KeyError(f"no canvas heatmap with key {key!r}")
+
+
 def scatter_grid(at: AppTest) -> tuple[dict, dict[str, pd.DataFrame]]:
     """The page's one grid of scatters (``ui.scatter_grid``, a Vega-Lite chart): its spec, and its datasets by
     name ("points": gx, gy, label, text; "tiles": a row per panel with its title)."""

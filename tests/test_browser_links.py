@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from browser_views import done, open_view, require_chromium, scatter_grid_drawn, tab, wait_for_chart
+from browser_views import (
+    done, open_view, require_chromium, scatter_grid_drawn, tab, wait_for_canvas, wait_for_chart,
+)
 from live_app import DRAWN_JS, wait_idle
 from page_checks import checks
 
@@ -21,16 +23,20 @@ from bertviz_core.views.page_registry import PAGES  # noqa: E402
 @pytest.mark.parametrize(("url", "expect"), [
     ("/layer_values?lv_text=The+cat+sat+down.&lv_layer=2&lv_token=2+%C2%B7+cat", "Token 2 · cat at layer 2"),
     ("/word_similarity?ws_preset=crane&ws_strategy=layer+1&ws_metric=dot+product"
-     "&ws_texts=A+crane+lifted+steel.%0AA+crane+waded+in+the+marsh.", "dot product, layer 1"),
+     "&ws_texts=A+crane+lifted+steel.%0AA+crane+waded+in+the+marsh.", ("ws_matrix", "dot product, layer 1")),
     ("/sentence_pooling?sp_layers=layer+1&sp_layers=layer+2&sp_strats=max&sp_cell=max&sp_cell_layer=layer+2",
      "layer 2<br>var"),
     ("/compare_sentences?cs_texts=Cats+purr.%0ADogs+bark.%0ABirds+sing.&cs_layer=2&cs_correct=mean-centering",
      "after mean-centering"),
 ])
 def test_deep_link_opens_the_same_view_in_a_fresh_context(server: str, browser: Browser, url: str,
-                                                           expect: str) -> None:
+                                                           expect: str | tuple[str, str]) -> None:
+    """``expect``: a plotly chart's title, or a canvas heatmap's key and title."""
     page = open_view(browser, server + url, fresh=True)
-    wait_for_chart(page, expect)
+    if isinstance(expect, tuple):
+        wait_for_canvas(page, *expect)
+    else:
+        wait_for_chart(page, expect)
     if "sp_strats=max" in url:  # one strategy: the grid is one row
         assert scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])["height"] < 2 * GRID_ROW_PX
     assert page.locator("[data-testid='stException']").count() == 0

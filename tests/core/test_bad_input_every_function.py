@@ -44,6 +44,8 @@ EXEMPT: dict[str, str] = {
                     "heatmap_figure", "token_labels", "attention_figure", "thumbnail_grid_figure", "table_heatmap",
                     "score_grid_figure", "pair_curves_figure", "ranking_figure", "guess_grid_figure", "rank_curves_figure", "layer_share_figure",
                     "measures_figure")},
+    "canvas_heatmaps.heatmap_spec": "lays out a matrix a page computed; its refusals of labels that do not match the "
+                                    "matrix and of an unknown colour scale are tests/core/test_figures.py's",
     **{f"axes.{name}": "lays out the (checked) column labels and marked columns of heatmap_figure; it computes no number"
        for name in ("column_axis", "tick_step")},
     **{f"masked.{name}": "takes the ModelInput, Word or logits the Encoder made for the same text (masked.masks "

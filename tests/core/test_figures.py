@@ -72,3 +72,32 @@ def test_many_word_columns_keep_plotlys_own_ticks() -> None:
 
     words = token_labels([f"w{i}" for i in range(60)])
     assert heatmap_figure(np.zeros((2, 60)), words, ["a", "b"], "t").layout.xaxis.tickvals is None
+
+
+def test_a_canvas_heatmap_holds_every_cell_in_order_with_its_number_and_contrast() -> None:
+    from bertviz_core.figures.canvas_heatmaps import MISSING, heatmap_spec
+
+    matrix = np.array([[1.0, 0.25, np.nan], [0.5, 0.0, 0.875]])
+    spec, cells = heatmap_spec(matrix, ["a", "b", "c"], ["r0", "r1"], "cosine, mean", colorscale="Blues_r",
+                               zrange=(0.0, 1.0))
+    assert list(cells["row"]) == ["r0"] * 3 + ["r1"] * 3 and list(cells["column"]) == ["a", "b", "c"] * 2
+    np.testing.assert_array_equal(cells["value"].to_numpy(), matrix.ravel())
+    assert list(cells["text"]) == ["1.00", "0.25", MISSING, "0.50", "0.00", "0.88"]
+    # Blues reversed: the low values are the dark cells, whose numbers are white; a missing cell is never dark
+    assert list(cells["dark"]) == [False, True, False, False, True, False]
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]
+    assert scale == {"scheme": "blues", "reverse": True, "domain": [0.0, 1.0]}
+    assert spec["encoding"]["y"]["sort"] == ["r0", "r1"] and spec["title"]["text"] == spec["description"]
+    diverging, _ = heatmap_spec(matrix, ["a", "b", "c"], ["r0", "r1"], "t", colorscale="RdBu", zmid=0.0)
+    assert diverging["layer"][0]["encoding"]["color"]["scale"]["domainMid"] == 0.0
+
+
+@pytest.mark.parametrize(("labels", "colorscale", "said"), [
+    ((["a", "b"], ["r0", "r1"]), "Blues", "needs 2 row and 3 column labels"),
+    ((["a", "b", "c"], ["r0", "r1"]), "Jet", "Unknown colour scale 'Jet'"),
+])
+def test_a_canvas_heatmap_refuses_labels_that_do_not_fit_and_unknown_scales(labels, colorscale, said) -> None:
+    from bertviz_core.figures.canvas_heatmaps import heatmap_spec
+
+    with pytest.raises(ValueError, match=said):
+        heatmap_spec(np.zeros((2, 3)), *labels, "t", colorscale=colorscale)

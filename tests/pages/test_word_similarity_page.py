@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import chart, chart_title, charts, open_page, table
+from conftest import canvas_heatmap, chart, chart_title, charts, open_page, table
 from page_checks import LONG, PageChecks, select
 from streamlit.testing.v1 import AppTest
 
@@ -31,9 +31,10 @@ PAGE = "pages/word_similarity.py"
 
 def test_defaults_show_tutorial_banks_curves_and_scores() -> None:
     at = open_page(PAGE)
-    matrix = chart(at, "ws_matrix")
-    assert chart_title(matrix) == "cosine, sum of last 4"
-    assert matrix["data"][0]["y"][:3] == ["0", "1", "2"]  # numbered; the key below names them
+    spec, cells = canvas_heatmap(at, "ws_matrix")
+    assert spec["title"]["text"] == "cosine, sum of last 4"
+    assert spec["encoding"]["y"]["sort"][:3] == ["0", "1", "2"]  # numbered; the key below names them
+    assert list(cells["row"][:2]) == ["0", "0"] and list(cells["column"][:2]) == ["0", "1"]
     key = " ".join(c.value for c in at.caption)
     # each occurrence marked: the tutorial sentence holds "bank" three times
     shown = key.replace("\\", "")
@@ -63,7 +64,7 @@ def test_strategy_metric_merge_and_preset_changes_run_no_model(model_calls: list
     at.selectbox(key="ws_metric").set_value("euclidean distance").run()
     at.selectbox(key="ws_sub").set_value("first").run()
     assert not at.exception and len(calls) == 1
-    assert chart_title(chart(at, "ws_matrix")) == "euclidean distance, layer 2"
+    assert canvas_heatmap(at, "ws_matrix")[0]["title"]["text"] == "euclidean distance, layer 2"
 
 
 @pytest.mark.parametrize(("word", "expect"), [
@@ -79,7 +80,7 @@ def test_bad_words_get_a_clear_message(word: str, expect: str) -> None:
     assert not at.exception
     messages = " ".join(m.value for m in [*at.error, *at.warning])
     assert expect in messages.replace("\\", "")
-    assert not charts(at)
+    assert not charts(at) and not at.get("vega_lite_chart")
 
 
 def test_missing_word_names_the_texts_and_suggests() -> None:
@@ -96,7 +97,7 @@ def test_empty_texts_and_preset_switch() -> None:
     assert "Enter a few sentences" in at.info[0].value
     at.selectbox(key="ws_preset").set_value("crane").run()
     assert not at.exception and at.text_input(key="ws_word").value == "crane"
-    assert len(chart(at, "ws_matrix")["data"][0]["y"]) == 5
+    assert len(canvas_heatmap(at, "ws_matrix")[0]["encoding"]["y"]["sort"]) == 5
 
 
 @pytest.mark.slow
@@ -106,7 +107,7 @@ def test_the_preset_box_says_when_the_texts_are_the_users_own() -> None:
     at.text_area(key="ws_texts").set_value("Spring water flows in spring.\nThe spring in the mattress broke.").run()
     at.text_input(key="ws_word").set_value("spring").run()
     assert at.selectbox(key="ws_preset").value == "(your own texts)" and not at.exception
-    assert chart_title(chart(at, "ws_matrix")) == "cosine, sum of last 4"
+    assert canvas_heatmap(at, "ws_matrix")[0]["title"]["text"] == "cosine, sum of last 4"
     at.selectbox(key="ws_preset").set_value("crane").run()  # a preset fills the boxes again
     assert at.text_input(key="ws_word").value == "crane" and at.selectbox(key="ws_preset").value == "crane"
     from bertviz_core.corpora import word_presets
