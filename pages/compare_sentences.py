@@ -11,9 +11,9 @@ from bertviz_core.measures.pooling import POOLINGS, supported_strategies
 from bertviz_core.measures.similarity import CORRECTIONS, METRICS
 from bertviz_core.words.tokens import pair_layout
 from ui import (
-    chart, choose, columns, compared, corpus_digest, corpus_lengths, cut_warning, download_csv, embed_corpus,
-    encode_texts, encoder, ensure_app_navigation, int_slider, literal, model_input, model_key, ranking_store_view,
-    table, teaching_panel, text_bind,
+    canvas_heatmap, chart, choose, columns, compared, corpus_digest, corpus_lengths, cut_warning, download_csv,
+    embed_corpus, encode_texts, encoder, ensure_app_navigation, int_slider, literal, model_input, model_key,
+    ranking_store_view, table, teaching_panel, text_bind,
 )
 
 ensure_app_navigation()
@@ -92,14 +92,13 @@ numbers = labels.numbers
 with matrix_tab:
     if matrix_tab.open:
         if correction == "none":
-            chart(figures.heatmap_figure(comparison.raw, numbers, numbers, f"{metric}, {strategy}, {where}",
-                                         colorscale=scale, annotate=True), key="cs_raw")
+            canvas_heatmap(comparison.raw, numbers, numbers, f"{metric}, {strategy}, {where}", "cs_raw",
+                           colorscale=scale)
         else:
             left, right = columns(2)
-            chart(figures.heatmap_figure(comparison.raw, numbers, numbers, "raw", colorscale=scale, annotate=True),
-                  key="cs_raw", container=left)
-            chart(figures.heatmap_figure(comparison.corrected, numbers, numbers, f"after {correction}",
-                                         colorscale=scale, annotate=True), key="cs_fixed", container=right)
+            canvas_heatmap(comparison.raw, numbers, numbers, "raw", "cs_raw", colorscale=scale, container=left)
+            canvas_heatmap(comparison.corrected, numbers, numbers, f"after {correction}", "cs_fixed",
+                           colorscale=scale, container=right)
         if texts[:2] == QA_PAIR:
             st.caption(f"The Q&A thread's 0.93 for sentences 1 and 2 came from bert-base-uncased; the loaded model "
                        f"({literal(info.name)}, {strategy}, {where}) gives **{comparison.raw[0, 1]:.2f}** ({metric}).")

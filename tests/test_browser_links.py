@@ -27,7 +27,7 @@ from bertviz_core.views.page_registry import PAGES  # noqa: E402
     ("/sentence_pooling?sp_layers=layer+1&sp_layers=layer+2&sp_strats=max&sp_cell=max&sp_cell_layer=layer+2",
      "layer 2<br>var"),
     ("/compare_sentences?cs_texts=Cats+purr.%0ADogs+bark.%0ABirds+sing.&cs_layer=2&cs_correct=mean-centering",
-     "after mean-centering"),
+     ("cs_fixed", "after mean-centering")),
 ])
 def test_deep_link_opens_the_same_view_in_a_fresh_context(server: str, browser: Browser, url: str,
                                                            expect: str | tuple[str, str]) -> None:

@@ -13,13 +13,13 @@ from ui.layout.present import CHART_PX, FONT_PX
 
 
 def test_picture_export_keeps_the_figure_size_and_title() -> None:
-    at = open_page("pages/compare_sentences.py")
-    element = next(e for e in at.get("plotly_chart") if str(e.proto.id).endswith("-cs_raw"))
+    at = open_page("pages/layer_values.py")
+    element = next(e for e in at.get("plotly_chart") if str(e.proto.id).endswith("-lv_hist"))
     options = json.loads(element.proto.config)["toImageButtonOptions"]
-    figure = chart(at, "cs_raw")
+    figure = chart(at, "lv_hist")
     assert options["height"] == figure["layout"]["height"] and options["format"] == "png" and options["scale"] == 2
     at.sidebar.radio(key="picture_format").set_value("svg").run()
-    element = next(e for e in at.get("plotly_chart") if str(e.proto.id).endswith("-cs_raw"))
+    element = next(e for e in at.get("plotly_chart") if str(e.proto.id).endswith("-lv_hist"))
     assert json.loads(element.proto.config)["toImageButtonOptions"]["format"] == "svg"
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import chart, chart_title, charts, open_page, open_tab, plotly_array, table
+from conftest import canvas_heatmap, chart, chart_title, charts, open_page, open_tab, table
 from page_checks import LONG, PageChecks, slider, slider_named, typed
 
 
@@ -32,14 +32,14 @@ RANK, PAIR = "Rank against one sentence", "Two sentences as one input"
 
 def test_defaults_show_matrix_ranking_and_baseline() -> None:
     at = open_page(PAGE)
-    matrix = chart(at, "cs_raw")
-    assert chart_title(matrix) == "cosine, mean, layer 5"
-    assert matrix["data"][0]["y"][:2] == ["1", "2"]  # numbered, with a key
+    spec, _ = canvas_heatmap(at, "cs_raw")
+    assert spec["title"]["text"] == "cosine, mean, layer 5"
+    assert spec["encoding"]["y"]["sort"][:2] == ["1", "2"]  # numbered, with a key
     captions = " ".join(c.value for c in at.caption).replace("\\", "")
     assert "**1** what is your age?" in captions and "the loaded model" in captions and "gives **0." in captions
     assert "cs_rank" not in charts(at), "only the open tab is drawn"
     open_tab(at, "cs_view", RANK)
-    assert "cs_raw" not in charts(at)
+    assert not at.get("vega_lite_chart")  # the matrix's tab is closed
     ranking = chart(at, "cs_rank")
     assert chart_title(ranking) == "cosine to sentence 1"
     assert any(shape["type"] == "rect" for shape in ranking["layout"]["shapes"])  # the random-pair band
@@ -50,17 +50,19 @@ def test_defaults_show_matrix_ranking_and_baseline() -> None:
 def test_corrections_change_the_matrix_without_running_the_model(model_calls: list[int]) -> None:
     at = open_page(PAGE)
     runs = len(model_calls)
-    raw = chart(at, "cs_raw")["data"][0]["z"]
+    raw = canvas_heatmap(at, "cs_raw")[1]["value"].to_numpy()
     at.radio(key="cs_correct").set_value("whitening").run()
-    assert chart(at, "cs_raw")["data"][0]["z"] == raw and chart_title(chart(at, "cs_raw")) == "raw"
-    assert chart_title(chart(at, "cs_fixed")) == "after whitening"
-    whitened = plotly_array(chart(at, "cs_fixed")["data"][0]["z"])
-    assert np.abs(whitened - plotly_array(raw)).max() > 0.2
+    spec, cells = canvas_heatmap(at, "cs_raw")
+    np.testing.assert_array_equal(cells["value"].to_numpy(), raw)
+    assert spec["title"]["text"] == "raw"
+    spec, cells = canvas_heatmap(at, "cs_fixed")
+    assert spec["title"]["text"] == "after whitening"
+    assert np.abs(cells["value"].to_numpy() - raw).max() > 0.2
     at.radio(key="cs_correct").set_value("mean-centering").run()
     at.selectbox(key="cs_metric").set_value("dot product").run()
     at.slider(key="cs_layer").set_value(2).run()
     assert not at.exception and len(model_calls) == runs
-    assert chart_title(chart(at, "cs_fixed")) == "after mean-centering"
+    assert canvas_heatmap(at, "cs_fixed")[0]["title"]["text"] == "after mean-centering"
 
 
 def test_the_pair_tab_shows_pair_and_separate_vectors() -> None:
@@ -80,6 +82,7 @@ def test_too_little_input_explains_itself(text: str, expect: str) -> None:
     at = open_page(PAGE)
     at.text_area(key="cs_texts").set_value(text).run()
     assert not at.exception and expect in at.info[0].value and not charts(at)
+    assert not at.get("vega_lite_chart")
 
 
 @pytest.mark.slow
@@ -90,8 +93,9 @@ def test_empty_lines_duplicates_and_a_huge_sentence() -> None:
     captions = " ".join(c.value for c in at.caption)
     assert "1 empty line(s) ignored" in captions and "more than once" in captions
     assert "1 of the 3 sentences is longer" in at.warning[0].value and "by sentence: 3 (1,490)" in at.warning[0].value
-    matrix = plotly_array(chart(at, "cs_raw")["data"][0]["z"])
-    assert matrix.shape == (3, 3) and matrix[0, 1] == pytest.approx(1.0)
+    cells = canvas_heatmap(at, "cs_raw")[1]
+    matrix = cells["value"].to_numpy().reshape(3, 3)
+    assert matrix[0, 1] == pytest.approx(1.0)
 
 
 def test_the_store_ranking_has_the_store_s_own_random_pair_band(monkeypatch: pytest.MonkeyPatch, labelled_store,
