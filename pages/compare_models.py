@@ -2,7 +2,6 @@
 through both, side by side."""
 import streamlit as st
 
-from bertviz_core import figures
 from bertviz_core.measures.cka import DEBIASED_MIN_TEXTS
 from bertviz_core.views.model_comparison import (
     ESTIMATORS,
@@ -18,8 +17,8 @@ from bertviz_core.views.model_comparison import (
 from bertviz_core.measures.pooling import POOLINGS
 from bertviz_core.model.models import ModelInfo
 from ui import (
-    aligned_pair, chart, choose, columns, comparison_code, corpus_digest, corpus_source, cut_warnings, detached,
-    download_csv, encoder, ensure_app_navigation, get_encoder, identities, int_slider, judged_matches,
+    aligned_pair, canvas_table_heatmap, choose, columns, comparison_code, corpus_digest, corpus_source, cut_warnings,
+    detached, download_csv, encoder, ensure_app_navigation, get_encoder, identities, int_slider, judged_matches,
     layer_comparison, literal, match_evidence, model_input, model_key, or_stop, pick_model_b, pooled_pair, table,
     teaching_panel, tokenization_table,
 )
@@ -74,10 +73,10 @@ def layers_alike(key_a: tuple[str, str], key_b: tuple[str, str], info_a: ModelIn
     st.info("  \n".join(story), icon="🪞")
     left, right = columns(2)
     titles = comparison_title(comparison, strategy, read, len(texts))
-    chart(figures.table_heatmap(comparison.cka, titles.cka, zrange=colour_range(comparison)), key="cm_cka",
-          container=left)
-    chart(figures.table_heatmap(comparison.rsa, titles.rsa, zrange=(-1, 1), colorscale="RdBu", zmid=0),
-          key="cm_rsa", container=right)
+    canvas_table_heatmap(comparison.cka, titles.cka, "cm_cka", colorscale="Viridis", zrange=colour_range(comparison),
+                         annotate=False, container=left)
+    canvas_table_heatmap(comparison.rsa, titles.rsa, "cm_rsa", colorscale="RdBu", zrange=(-1, 1), zmid=0.0,
+                         annotate=False, container=right)
     table(matches, key="cm_matches")
     d1, d2, d3 = columns(3)
     with d1:
@@ -113,10 +112,9 @@ def side_by_side(key_a: tuple[str, str], key_b: tuple[str, str], info_a: ModelIn
     matrix_a, matrix_b, numbered = similarity_pair(at_a, at_b, texts)
     for side, matrix, where, name, layer in (("A", matrix_a, left, info_a, layer_a),
                                             ("B", matrix_b, right, info_b, layer_b)):
-        chart(figures.table_heatmap(matrix, f"Model {side} ({name.name}), {strategy} at layer {layer}: cosine of the "
-                                    f"first {len(matrix)} texts", zrange=(-1, 1), colorscale="RdBu", zmid=0,
-                                    annotate=True),
-              key=f"cm_sim_{side}", container=where)
+        canvas_table_heatmap(matrix, f"Model {side} ({name.name}), {strategy} at layer {layer}: cosine of the "
+                             f"first {len(matrix)} texts", f"cm_sim_{side}", colorscale="RdBu", zrange=(-1, 1),
+                             zmid=0.0, container=where)
     st.caption("Key: " + literal(numbered))
     st.markdown(f"**Nearest texts to** “{literal(choices[query])}” in each model ({strategy}, cosine)")
     table(nearest_side_by_side(at_a, at_b, texts, query), key="cm_nearest")

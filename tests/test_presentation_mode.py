@@ -9,7 +9,7 @@ import pytest
 from conftest import chart, open_code_panels, open_page
 
 from bertviz_core.views.page_registry import PAGES
-from ui.layout.present import CHART_PX, FONT_PX
+from ui.layout.present import CHART_PX, FONT_PX, MIN_FONT_PX
 
 
 def test_picture_export_keeps_the_figure_size_and_title() -> None:
@@ -33,9 +33,10 @@ def test_presentation_mode_hides_code_and_downloads_and_fits_charts(entry) -> No
         figure = json.loads(element.proto.spec)
         assert figure["layout"]["height"] <= CHART_PX, element.proto.id
         assert figure["layout"]["font"]["size"] >= FONT_PX
-    for element in at.get("vega_lite_chart"):  # a grid of scatters: as tall as its rows need, larger text
+    for element in at.get("vega_lite_chart"):  # a grid of scatters or a canvas heatmap: larger text
         spec = json.loads(element.proto.spec)
-        assert spec["layer"][1]["mark"]["fontSize"] >= FONT_PX and spec["config"]["legend"]["labelFontSize"] >= FONT_PX
+        assert spec["config"]["legend"]["labelFontSize"] >= FONT_PX
+        assert all(layer["mark"]["fontSize"] >= MIN_FONT_PX for layer in spec["layer"] if "fontSize" in layer["mark"])
 
 
 def test_a_legend_over_a_map_stays_clear_of_its_title_when_presentation_mode_shrinks_it() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import chart, chart_title, open_page, plotly_array, table
+from conftest import canvas_heatmap, open_page, table
 from page_checks import LONG, PageChecks, choose, uploaded
 
 from bertviz_core import BUNDLED_MODEL, Encoder, load_encoder
@@ -39,12 +39,14 @@ def twin() -> Encoder:
 
 
 def heatmap(at, key: str) -> np.ndarray:  # noqa: ANN001
-    return plotly_array(chart(at, key)["data"][0]["z"]).astype(float)
+    """The canvas heatmap's values, (rows, columns)."""
+    spec, cells = canvas_heatmap(at, key)
+    return cells["value"].to_numpy(dtype=float).reshape(len(spec["encoding"]["y"]["sort"]), -1)
 
 
 def title(at, key: str) -> str:  # noqa: ANN001
     """The chart's title as read, its wrapping undone."""
-    return chart_title(chart(at, key)).replace("<br>", " ")
+    return canvas_heatmap(at, key)[0]["description"]
 
 
 @pytest.mark.slow
@@ -108,7 +110,7 @@ def test_a_model_b_that_cannot_load_says_so(tmp_path) -> None:  # noqa: ANN001
     at.text_input(key="cm_model_b_custom").set_value(str(tmp_path / "nowhere")).run()
     assert not at.exception
     assert "could not be loaded" in " ".join(e.value for e in at.error)
-    assert "cm_cka" not in [str(el.proto.id).rsplit("-", 1)[-1] for el in at.get("plotly_chart")]
+    assert not at.get("vega_lite_chart")  # no CKA heatmap
 
 
 def test_few_texts_say_how_little_to_trust_the_values_and_negative_cka_shows() -> None:
@@ -118,8 +120,9 @@ def test_few_texts_say_how_little_to_trust_the_values_and_negative_cka_shows() -
     at.radio(key="cm_estimator").set_value("debiased CKA").run()
     assert not at.exception
     assert "Only 4 texts" in " ".join(m.value for m in at.info)
-    z, cka = chart(at, "cm_cka")["data"][0], heatmap(at, "cm_cka")
-    assert np.nanmin(cka) < 0 and z["zmin"] <= np.nanmin(cka) and z["zmax"] == 1
+    (low, high), cka = canvas_heatmap(at, "cm_cka")[0]["layer"][0]["encoding"]["color"]["scale"]["domain"], heatmap(
+        at, "cm_cka")
+    assert np.nanmin(cka) < 0 and low <= np.nanmin(cka) and high == 1
 
 
 @pytest.mark.parametrize("rows, message", [(1, "at least 4"), (3, "at least 4")])
@@ -142,7 +145,7 @@ def test_models_with_different_lengths_each_say_what_they_cut(family_dirs) -> No
     assert not at.exception
     notes = [w.value for w in at.warning if "longer than the model's" in w.value]
     assert len(notes) == 1 and "Model B" in notes[0] and "128 tokens" in notes[0] and "Model A" not in notes[0]
-    assert "cm_cka" in [str(el.proto.id).rsplit("-", 1)[-1] for el in at.get("plotly_chart")]
+    assert heatmap(at, "cm_cka").shape == (7, 3)  # A's 6 layers and embeddings, B's 2 and embeddings
 
 
 COMMON = ("the", "river", "bank", "money", "water", "city", "people", "market", "game", "season", "coach", "rain")

@@ -1,11 +1,13 @@
-"""Charts drawn on one canvas (Vega-Lite) rather than as plotly's SVG: a heatmap with a number in every cell, whose
-redraw a change waits for."""
+"""Charts drawn on one canvas (Vega-Lite) rather than as plotly's SVG: a heatmap, with a number in every cell or
+not, whose redraw a change waits for."""
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from ui.layout import present
@@ -14,15 +16,24 @@ from ui.links import presenting
 
 def canvas_heatmap(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], title: str, key: str,
                    colorscale: str = "Blues", zrange: tuple[float, float] | None = None, zmid: float | None = None,
-                   container: Any = None) -> None:
+                   annotate: bool = True, container: Any = None) -> None:
     """``canvas_heatmaps.heatmap_spec`` of ``matrix`` (rows, columns) drawn in a container keyed ``key`` (on
-    ``container``: a column, or the page); in presentation mode its text is larger and its rows share one screen.
-    Vega's menu (…) saves it as PNG or SVG."""
+    ``container``: a column, or the page), its title wrapped to the column; in presentation mode its text is larger
+    and its rows share one screen. Streamlit's toolbar saves it as PNG."""
     from bertviz_core.figures.canvas_heatmaps import heatmap_spec
 
     shown = presenting()
-    spec, _ = heatmap_spec(matrix, x_labels, y_labels, title, colorscale, zrange, zmid,
-                           font_px=present.FONT_PX if shown else 12,
-                           height_px=present.CHART_PX - 5 * present.LINE_PX if shown else None)  # title, axis
+    lines = textwrap.wrap(title, present.title_chars(shown, container)) or [title]
+    spec, _ = heatmap_spec(matrix, x_labels, y_labels, lines if len(lines) > 1 else title, colorscale, zrange, zmid,
+                           annotate=annotate, font_px=present.FONT_PX if shown else 12,
+                           # the rows' share of one screen: less the title and the axis below them
+                           height_px=present.CHART_PX - (4 + len(lines)) * present.LINE_PX if shown else None,
+                           min_font_px=present.MIN_FONT_PX if shown else 8)
     with (container or st).container(key=key):
         st.vega_lite_chart(spec=spec, key=f"{key}_chart", width="stretch")
+
+
+def canvas_table_heatmap(table: pd.DataFrame, title: str, key: str, **options: Any) -> None:
+    """``canvas_heatmap`` of a numeric table, its index down the side and its columns across."""
+    canvas_heatmap(table.to_numpy(dtype=float), [str(c) for c in table.columns], [str(i) for i in table.index], title,
+                   key, **options)
