@@ -7,7 +7,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 
@@ -346,10 +346,29 @@ def canvas_heatmap(at: AppTest, key: str) -> tuple[dict, pd.DataFrame]:
     raise KeyError(f"no canvas heatmap with key {key!r}")
 
 
+def canvas_values(at: AppTest, key: str) -> np.ndarray:
+    """The values of the canvas heatmap drawn with ``key``, (rows, columns)."""
+    spec, cells = canvas_heatmap(at, key)
+    return cells["value"].to_numpy(dtype=float).reshape(len(spec["encoding"]["y"]["sort"]), -1)
+
+
+def canvas_keys(at: AppTest, keys: Iterable[str]) -> set[str]:
+    """Those of ``keys`` that a canvas heatmap is drawn with."""
+    return {key for key in keys if not _missing(lambda: canvas_heatmap(at, key))}
+
+
+def _missing(read: Callable[[], object]) -> bool:
+    try:
+        read()
+    except KeyError:
+        return True
+    return False
+
+
 def scatter_grid(at: AppTest) -> tuple[dict, dict[str, pd.DataFrame]]:
     """The page's one grid of scatters (``ui.scatter_grid``, a Vega-Lite chart): its spec, and its datasets by
     name ("points": gx, gy, label, text; "tiles": a row per panel with its title)."""
-    grids = at.get("vega_lite_chart")
+    grids = [grid for grid in at.get("vega_lite_chart") if any(d.name == "points" for d in grid.proto.datasets)]
     assert len(grids) == 1, f"{len(grids)} scatter grids on the page"
     proto = grids[0].proto
     return json.loads(proto.spec), {d.name: pa.ipc.open_stream(d.data.data).read_all().to_pandas()

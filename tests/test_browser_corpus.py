@@ -8,9 +8,9 @@ from browser_views import (
     LABELS_CUT_JS,
     done,
     open_view,
-    plotly_summaries,
     require_chromium,
     scatter_grid_drawn,
+    wait_for_canvas,
     wait_for_chart,
 )
 from live_app import wait_idle
@@ -63,8 +63,7 @@ def test_sentence_pooling_grid_and_scores(server: str, browser: Browser) -> None
     assert drawn["height"] >= rows * GRID_ROW_PX and drawn["width"] > 700  # a row per strategy, the page's width
     assert hover_text(page, "sp_grid", qualitative.Plotly[:4]) in {f"text\t\n{text}\n\nlabel\t\n{label}"
                                            for text, label in zip(news_topics()["text"], news_topics()["label"])}
-    scores = plotly_summaries(page, 2)[0]
-    assert scores["title"].startswith("silhouette") and scores["type"] == "heatmap"
+    wait_for_canvas(page, "sp_scores", "silhouette (cosine) per strategy × layer")
     # mean and mean_sqrt_len always give the same silhouette: no clear best, with the count
     assert page.get_by_text("No clear best on 160 texts", exact=False).count() == 1
     done(page)
@@ -98,7 +97,7 @@ def test_sentence_pooling_upload_shows_progress_then_grid(server: str, browser: 
     page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
     page.wait_for_selector("[data-testid='stProgress']", timeout=60_000)
     wait_idle(page)
-    page.wait_for_function("document.querySelectorAll('.js-plotly-plot').length >= 2", timeout=120_000)
+    page.locator(".st-key-sp_cell_map .js-plotly-plot").wait_for(timeout=120_000)
     points = page.locator(".st-key-sp_cell_map .js-plotly-plot").evaluate("el => el._fullData[0]._length")
     assert points == len(rows) == 640  # the chosen cell drawn large
     assert all(count > 100 for count in scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])["counts"])
@@ -116,7 +115,7 @@ def test_a_warm_first_visit_to_sentence_pooling_runs_no_model(server: str, serve
     runs_before = server_runs.read_text().count("model run")
     assert "warm-up done" in server_runs.read_text() and runs_before >= 3  # news, reference corpus index and pooling
     page = open_view(browser, f"{server}/sentence_pooling")  # a new visitor
-    wait_for_chart(page, "silhouette (cosine) per strategy × layer")
+    wait_for_canvas(page, "sp_scores", "silhouette (cosine) per strategy × layer")
     assert all(count > 100 for count in scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])["counts"])
     assert server_runs.read_text().count("model run") == runs_before  # the grid came from the warm-up: no encoding
     done(page)
@@ -135,15 +134,15 @@ def test_similar_contexts_lists_different_neighbours_at_layer_1_and_the_last(ser
 
 def test_task_measures_probe_beside_silhouette_correlations_and_a_tsne_grid(server: str, browser: Browser) -> None:
     page = open_view(browser, f"{server}/task_measures")
-    wait_for_chart(page, "probe accuracy per strategy × layer")
-    wait_for_chart(page, "silhouette (cosine) per strategy × layer")
-    probe, silhouette = (page.locator(f".st-key-tm_{key} .js-plotly-plot").bounding_box() for key in ("probe", "silhouette"))
+    wait_for_canvas(page, "tm_probe", "probe accuracy per strategy × layer")
+    wait_for_canvas(page, "tm_silhouette", "silhouette (cosine) per strategy × layer")
+    probe, silhouette = (page.locator(f".st-key-tm_{key} canvas").bounding_box() for key in ("probe", "silhouette"))
     assert abs(probe["y"] - silhouette["y"]) < 5 and silhouette["x"] > probe["x"] + probe["width"] - 5  # side by side
     assert page.get_by_text("They agree", exact=False).count() + page.get_by_text("They disagree", exact=False).count() == 1
     done(page)
     pairs = open_view(browser, f"{server}/task_measures?tm_tab=Similarity+correlation")
-    wait_for_chart(pairs, "Spearman ρ, raw cosine per strategy × layer")
-    wait_for_chart(pairs, "Spearman ρ after whitening per strategy × layer")
+    wait_for_canvas(pairs, "tm_corr_raw", "Spearman ρ, raw cosine per strategy × layer")
+    wait_for_canvas(pairs, "tm_corr_fixed", "Spearman ρ after whitening per strategy × layer")
     done(pairs)
     maps = open_view(browser, f"{server}/task_measures?tm_tab=Maps&tm_projection=t-SNE&tm_strats=mean&tm_strats=max"
                               "&tm_layers=layer+1&tm_layers=layer+6")

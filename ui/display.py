@@ -16,6 +16,7 @@ import streamlit as st
 
 from ui.layout import label_room
 from ui.layout import present, token_names
+from ui.layout.canvas import canvas_table_heatmap
 from ui.links import MAX_LINK_VALUE, presenting, share_link
 
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
@@ -99,12 +100,10 @@ def score_grid_view(scores: SeparationScores, measure: str, key: str, container:
     """A score grid as a heatmap with its top cells boxed, layer-independent strategies as a table, and the
     verdict: the core's sentence when judged on replicates (folds or a bootstrap), else the best cell with its lead,
     or a tie (with the reason when there is one)."""
-    import bertviz_core.figures as figures
-
     with container or st.container():
         if not scores.per_layer.empty:
-            chart(figures.score_grid_figure(scores.per_layer, f"{measure} per strategy × layer",
-                                            scores.top_positions()), key=key, container=container)
+            canvas_table_heatmap(scores.per_layer, f"{measure} per strategy × layer", key, colorscale="Greens",
+                                 best_cells=scores.top_positions(), container=container)
         if not scores.single.empty:
             table(scores.single.rename(measure).to_frame().reset_index(names="layer-independent strategy"),
                   key=f"{key}_single")

@@ -13,7 +13,8 @@ import pandas as pd
 # plotly's colour scale names as the pages give them -> Vega's scheme, whether it runs the other way, and which of
 # its ends is dark (where a cell's number is white). plotly's "RdBu" runs from red (low) to blue (high), as Vega's
 # "redblue" does.
-SCHEMES = {"Blues": ("blues", False, "high"), "Blues_r": ("blues", True, "low"), "RdBu": ("redblue", False, "ends"),
+SCHEMES = {"Blues": ("blues", False, "high"), "Blues_r": ("blues", True, "low"),
+           "Greens": ("greens", False, "high"), "RdBu": ("redblue", False, "ends"),
            "RdBu_r": ("redblue", True, "ends"), "Viridis": ("viridis", False, "low")}
 CELL_PX = 44  # a row's height: two decimals at 12 px, or at presentation mode's 16 px, fit with room around them
 MISSING = "—"  # a cell without a value, as the tables show one
@@ -21,16 +22,17 @@ MISSING = "—"  # a cell without a value, as the tables show one
 
 def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], title: str | list[str],
                  colorscale: str = "Blues", zrange: tuple[float, float] | None = None, zmid: float | None = None,
-                 annotate: bool = True, font_px: int = 12, height_px: int | None = None,
-                 min_font_px: int = 8) -> tuple[dict, pd.DataFrame]:
+                 annotate: bool = True, best_cells: Sequence[tuple[int, int]] = (), font_px: int = 12,
+                 height_px: int | None = None, min_font_px: int = 8) -> tuple[dict, pd.DataFrame]:
     """A heatmap of ``matrix`` (rows, columns), ``y_labels`` down the side (the first at the top) and ``x_labels``
     across; with ``annotate`` each cell's value to 2 decimals in it (white on the darker cells); on hover to 3 with
-    both its labels; NaN cells read ``MISSING``. ``title``: one line, or its lines. ``colorscale`` is one of
+    both its labels; NaN cells read ``MISSING``; each of ``best_cells`` (row, column) boxed in red (one best, or
+    every cell of a tie). ``title``: one line, or its lines. ``colorscale`` is one of
     ``SCHEMES``; ``zrange`` fixes the colour scale's ends, ``zmid`` its middle. Rows are ``CELL_PX`` tall, or share
     ``height_px`` when that is less (presentation mode); text is ``font_px``, the cells' numbers as large as their
     rows allow, and left out (on hover alone) where that is under ``min_font_px`` or they are wider than a column.
     Returns the spec (its data as the named dataset "cells", for ``st.vega_lite_chart``) and the cells as a frame:
-    row, column, value, text, hover, dark."""
+    row, column, value, text, hover, dark, best."""
     values = np.asarray(matrix, dtype=float)
     rows, cols = values.shape
     if (rows, cols) != (len(y_labels), len(x_labels)):
@@ -49,7 +51,9 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
         "row": np.repeat(list(y_labels), cols), "column": np.tile(list(x_labels), rows), "value": values.ravel(),
         "text": [MISSING if np.isnan(v) else f"{v:.2f}" for v in values.ravel()],
         "hover": [MISSING if np.isnan(v) else f"{v:.3f}" for v in values.ravel()],
-        "dark": (dark & np.isfinite(values)).ravel()})
+        "dark": (dark & np.isfinite(values)).ravel(), "best": np.zeros(rows * cols, dtype=bool)})
+    for row, col in best_cells:
+        cells.loc[row * cols + col, "best"] = True
     row_px = CELL_PX if height_px is None else max(1, min(CELL_PX, height_px // rows))
     cell_font_px = min(font_px, row_px - 6)  # the numbers shrink with rows squeezed onto one screen
     scale = {"scheme": scheme, "reverse": reverse, "domain": [float(low), float(high)]} | (
@@ -57,7 +61,11 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
     # each label at its row's or column's middle (Streamlit's theme pulls the end labels in)
     axis = {"title": None, "labelFontSize": font_px, "labelAngle": 0, "labelLimit": 240, "ticks": False,
             "domain": False, "labelFlush": False, "labelBound": False}
-    x = {"field": "column", "type": "ordinal", "sort": list(x_labels), "axis": {**axis, "orient": "bottom"}}
+    # every column named: its label slants where a column is narrower than it (Vega would leave crowded ones out)
+    slant = f"bandwidth('x') < {0.6 * font_px * max((len(label) for label in x_labels), default=1) + 6:.0f}"
+    x = {"field": "column", "type": "ordinal", "sort": list(x_labels), "axis": {
+        **axis, "orient": "bottom", "labelOverlap": False, "labelAngle": {"expr": f"{slant} ? -40 : 0"},
+        "labelAlign": {"expr": f"{slant} ? 'right' : 'center'"}}}
     y = {"field": "row", "type": "ordinal", "sort": list(y_labels), "axis": axis}
     tooltip = [{"field": "row", "type": "ordinal"}, {"field": "column", "type": "ordinal"},
                {"field": "hover", "type": "nominal", "title": "value"}]
@@ -73,14 +81,16 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
         # the canvas's label for a screen reader (and a browser test: the canvas has no text)
         "description": title if isinstance(title, str) else " ".join(title),
         "width": "container", "height": rows * row_px, "autosize": {"type": "fit-x", "contains": "padding"},
-        "datasets": {"cells": cells[["row", "column", "value", "hover", "text", "dark"]]},
+        "datasets": {"cells": cells[["row", "column", "value", "hover", "text", "dark", "best"]]},
         "data": {"name": "cells"},
         "encoding": {"x": x, "y": y, "tooltip": tooltip},  # the cell and its number both show it
         "layer": [
             {"mark": {"type": "rect"},
              "encoding": {"color": {"field": "value", "type": "quantitative", "title": None, "scale": scale,
                                     "legend": {"gradientLength": min(rows * row_px, 240)}}}},
-        ] + (numbers if annotate and cell_font_px >= min_font_px else []),
+        ] + (numbers if annotate and cell_font_px >= min_font_px else []) + ([
+            {"transform": [{"filter": "datum.best"}],
+             "mark": {"type": "rect", "fill": None, "stroke": "red", "strokeWidth": 3}}] if len(best_cells) else []),
         "config": {"legend": {"labelFontSize": font_px}},
     }
     return spec, cells

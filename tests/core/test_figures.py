@@ -88,8 +88,14 @@ def test_a_canvas_heatmap_holds_every_cell_in_order_with_its_number_and_contrast
     scale = spec["layer"][0]["encoding"]["color"]["scale"]
     assert scale == {"scheme": "blues", "reverse": True, "domain": [0.0, 1.0]}
     assert spec["encoding"]["y"]["sort"] == ["r0", "r1"] and spec["title"]["text"] == spec["description"]
+    assert len(spec["layer"]) == 2  # the cells and their numbers; no best boxed
     diverging, _ = heatmap_spec(matrix, ["a", "b", "c"], ["r0", "r1"], "t", colorscale="RdBu", zmid=0.0)
     assert diverging["layer"][0]["encoding"]["color"]["scale"]["domainMid"] == 0.0
+    boxed, cells = heatmap_spec(matrix, ["a", "b", "c"], ["r0", "r1"], "t", best_cells=[(1, 2), (0, 1)])
+    assert list(cells.loc[cells["best"], ["row", "column"]].itertuples(index=False, name=None)) == [
+        ("r0", "b"), ("r1", "c")]
+    box = boxed["layer"][-1]
+    assert box["mark"]["stroke"] == "red" and box["transform"] == [{"filter": "datum.best"}]
 
 
 @pytest.mark.parametrize(("labels", "colorscale", "said"), [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import canvas_heatmap, open_page, table
+from conftest import canvas_heatmap, canvas_values, open_page, table
 from page_checks import LONG, PageChecks, choose, uploaded
 
 from bertviz_core import BUNDLED_MODEL, Encoder, load_encoder
@@ -38,10 +38,7 @@ def twin() -> Encoder:
     return load_encoder(UNTRAINED_TWIN, device="cpu")
 
 
-def heatmap(at, key: str) -> np.ndarray:  # noqa: ANN001
-    """The canvas heatmap's values, (rows, columns)."""
-    spec, cells = canvas_heatmap(at, key)
-    return cells["value"].to_numpy(dtype=float).reshape(len(spec["encoding"]["y"]["sort"]), -1)
+heatmap = canvas_values
 
 
 def title(at, key: str) -> str:  # noqa: ANN001

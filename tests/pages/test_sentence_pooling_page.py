@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import chart, open_code_panels, open_page, scatter_grid
+from conftest import canvas_heatmap, chart, open_code_panels, open_page, scatter_grid
 from page_checks import LABELLED_LONG, UPLOAD, PageChecks, multiselect_last, select, uploaded
 
 from bertviz_core import describe
@@ -70,9 +70,9 @@ def test_default_grid_scores_and_best_cell() -> None:
     assert len(set(colour["scale"]["range"])) == 4
     # four panels to a row: the tiles' left edges repeat every four panels
     assert list(data["tiles"]["x"][:8].round(2)) == [0.02, 1.02, 2.02, 3.02] * 2
-    scores = chart(at, "sp_scores")
-    assert scores["data"][0]["y"] == PER_LAYER
-    assert any(s["type"] == "rect" for s in scores["layout"]["shapes"])
+    spec, cells = canvas_heatmap(at, "sp_scores")
+    assert spec["encoding"]["y"]["sort"] == PER_LAYER
+    assert cells["best"].any()  # the top cell, or every cell of a tie, boxed
     # mean and mean_sqrt_len point the same way: under a cosine silhouette they tie, and the page says why
     verdict = " ".join(i.value for i in at.info)
     assert "No clear best" in verdict and "mean_sqrt_len is mean multiplied by a number per text" in verdict
@@ -165,4 +165,4 @@ def test_uploading_a_semicolon_csv_scores_its_labels() -> None:
                                                  "text/csv")).run()
     assert not at.exception and "semicolon-separated" in " ".join(i.value for i in at.info)
     assert [b.value for b in at.selectbox if b.label == "Text column"] == ["text"]  # not "text;label" glued
-    assert any("silhouette" in c.proto.spec for c in at.get("plotly_chart"))
+    assert "silhouette" in canvas_heatmap(at, "sp_scores")[0]["description"]

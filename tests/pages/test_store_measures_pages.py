@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import chart, open_page, open_tab, plotly_array, scatter_grid, table
+from conftest import canvas_keys, canvas_values, chart, open_page, open_tab, plotly_array, scatter_grid, table
 from page_checks import checks, make
 
 from bertviz_core import Encoder
@@ -43,10 +43,9 @@ def test_sentence_pooling_scores_every_stored_column_and_draws_its_map(
     at = opened(monkeypatch, "pages/sentence_pooling.py", "sp", [labelled_store.folder])
     runs = len(model_calls)  # the built-in corpus ran on the first visit, before the store was picked
     sample = measures.labelled_sample(labelled_store)
-    grid = chart(at, "sp_store_scores")["data"][0]
     expected = {cell: score_cell(measures.sample_vectors(labelled_store, cell, sample), list(sample.labels))
                 for cell in measures.stored_cells(labelled_store)}
-    shown = plotly_array(grid["z"])
+    shown = canvas_values(at, "sp_store_scores")
     for (strategy, layer), value in zip([("mean", 3), ("mean", 6), ("cls", 3), ("cls", 6)],
                                         [shown[0, 0], shown[0, 1], shown[1, 0], shown[1, 1]]):
         assert value == pytest.approx(expected[Cell(strategy, layer)].silhouette, abs=1e-5)
@@ -76,7 +75,7 @@ def test_task_measures_probes_the_stored_columns_and_draws_their_maps(
     runs = len(model_calls)
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    assert {"tm_probe", "tm_silhouette"} <= {key for key in ("tm_probe", "tm_silhouette") if chart(at, key)}
+    assert canvas_keys(at, ("tm_probe", "tm_silhouette")) == {"tm_probe", "tm_silhouette"}
     assert any("agree" in m.value for m in at.markdown)
     at.session_state["tm_tab"] = "Maps"
     at.run()

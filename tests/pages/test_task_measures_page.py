@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import APP, DEVICE, charts, open_code_panels, open_page, scatter_grid
+from conftest import APP, DEVICE, canvas_heatmap, canvas_keys, open_code_panels, open_page, scatter_grid
 from page_checks import LABELLED_LONG, UPLOAD, PageChecks, choose, select, uploaded
 from scipy.stats import spearmanr
 from streamlit.testing.v1 import AppTest
@@ -44,7 +44,7 @@ PAGE = "pages/task_measures.py"
 @pytest.mark.slow
 def test_the_page_shows_both_grids_and_settings_run_no_model(model_calls: list[int]) -> None:
     at = open_page(PAGE, timeout=300)
-    assert {"tm_probe", "tm_silhouette"} <= set(charts(at))
+    assert canvas_keys(at, ("tm_probe", "tm_silhouette")) == {"tm_probe", "tm_silhouette"}
     assert any("agree" in m.value for m in at.markdown)
     runs = len(model_calls)
     at.radio(key="tm_probe_score").set_value("macro-F1").run()
@@ -52,10 +52,10 @@ def test_the_page_shows_both_grids_and_settings_run_no_model(model_calls: list[i
     assert len(model_calls) == runs and not at.exception
     at.session_state["tm_tab"] = "Similarity correlation"
     at.run()
-    assert {"tm_corr_raw", "tm_corr_fixed"} <= set(charts(at)) and not at.exception
+    assert canvas_keys(at, ("tm_corr_raw", "tm_corr_fixed")) == {"tm_corr_raw", "tm_corr_fixed"} and not at.exception
     runs = len(model_calls)
     at.radio(key="tm_correction").set_value("mean-centering").run()
-    assert len(model_calls) == runs and "mean-centering" in str(charts(at)["tm_corr_fixed"]["layout"]["title"])
+    assert len(model_calls) == runs and "mean-centering" in canvas_heatmap(at, "tm_corr_fixed")[0]["description"]
     at.session_state["tm_tab"] = "Maps"
     at.session_state["tm_strats"], at.session_state["tm_layers"] = ["mean", "max"], [1, 6]
     at.run()

@@ -16,16 +16,16 @@ from ui.links import presenting
 
 def canvas_heatmap(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], title: str, key: str,
                    colorscale: str = "Blues", zrange: tuple[float, float] | None = None, zmid: float | None = None,
-                   annotate: bool = True, container: Any = None) -> None:
+                   annotate: bool = True, best_cells: Sequence[tuple[int, int]] = (), container: Any = None) -> None:
     """``canvas_heatmaps.heatmap_spec`` of ``matrix`` (rows, columns) drawn in a container keyed ``key`` (on
     ``container``: a column, or the page), its title wrapped to the column; in presentation mode its text is larger
     and its rows share one screen. Streamlit's toolbar saves it as PNG."""
     from bertviz_core.figures.canvas_heatmaps import heatmap_spec
 
     shown = presenting()
-    lines = textwrap.wrap(title, present.title_chars(shown, container)) or [title]
+    lines = textwrap.wrap(title, present.title_chars(shown, container), break_on_hyphens=False) or [title]
     spec, _ = heatmap_spec(matrix, x_labels, y_labels, lines if len(lines) > 1 else title, colorscale, zrange, zmid,
-                           annotate=annotate, font_px=present.FONT_PX if shown else 12,
+                           annotate=annotate, best_cells=best_cells, font_px=present.FONT_PX if shown else 12,
                            # the rows' share of one screen: less the title and the axis below them
                            height_px=present.CHART_PX - (4 + len(lines)) * present.LINE_PX if shown else None,
                            min_font_px=present.MIN_FONT_PX if shown else 8)
