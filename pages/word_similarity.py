@@ -27,9 +27,9 @@ from bertviz_core.words.word_vectors import (
     word_strategies,
 )
 from ui import (
-    canvas_heatmap, apply_preset, chart, corpus_digest, cut_warning, detached, download_csv, encode_texts, encoder,
-    ensure_app_navigation, keep_senses_in_link, literal, model_key, or_stop, OWN, shared_senses, table,
-    teaching_panel, texts_edited, word_occurrences, text_bind,
+    apply_preset, canvas_heatmap, chart, corpus_digest, cut_warning, detached, download_csv, encode_texts, encoder,
+    ensure_app_navigation, keep_senses_in_link, literal, model_key, or_stop, OWN, shared_senses, table, teaching_panel,
+    text_bind, texts_edited, word_occurrences,
 )
 
 ensure_app_navigation()

@@ -114,7 +114,8 @@ def wait_for_chart(page: Page, text: str) -> None:
 def wait_for_canvas(page: Page, key: str, title: str) -> None:
     """Wait until the canvas heatmap keyed ``key`` (``ui.canvas_heatmap``) is drawn under ``title``: a canvas holds
     no text, and Vega gives its view the spec's description, the title, as its label."""
-    page.locator(f".st-key-{key} [role='graphics-document'][aria-label={json.dumps(title, ensure_ascii=False)}]").wait_for(timeout=90_000)
+    label = json.dumps(title, ensure_ascii=False)
+    page.locator(f".st-key-{key} [role='graphics-document'][aria-label={label}]").wait_for(timeout=90_000)
     wait_idle(page)
 
 

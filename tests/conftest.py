@@ -334,7 +334,8 @@ def chart(at: AppTest, key: str) -> dict:
 
 
 def canvas_heatmap(at: AppTest, key: str) -> tuple[dict, pd.DataFrame]:
-    """The spec and the cells (row, column, value, text, dark) of the ``ui.canvas_heatmap`` drawn with ``key``."""
+    """The spec and the cells (row, column, value, hover, text, dark, best) of the ``ui.canvas_heatmap`` drawn with
+    ``key``."""
     blocks = [at._tree]
     while blocks:
         block = blocks.pop()

@@ -166,7 +166,8 @@ def model_sidebar() -> None:
                      "It is in the link, so a prepared link opens in it.")
     side.radio("Charts' camera button saves", PICTURE_FORMATS, horizontal=True, key="picture_format",
                bind="query-params", format_func=str.upper,
-               help="At the chart's own size, with its title: SVG for slides that scale, PNG for anything else.")
+               help="At the chart's own size, with its title: SVG for slides that scale, PNG for anything else. "
+                    "Heatmaps drawn on a canvas (the matrices and score grids) save as PNG from their toolbar.")
 
 
 @contextmanager

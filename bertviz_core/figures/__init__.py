@@ -3,7 +3,7 @@
 ``charts`` (one chart each: heatmaps, curves, rankings; its names are this package's own, so
 ``from bertviz_core import figures`` then ``figures.heatmap_figure``), ``grid_figures`` (grids of many scatters),
 ``map_figures`` (one map of any number of points), ``pair_figures`` (two texts' tokens side by side), ``axes``
-(which of a heatmap's many columns are named).
+(which of a heatmap's many columns are named), ``canvas_heatmaps`` (a heatmap as a Vega-Lite view on a canvas).
 
 May import: checks.
 """

@@ -16,21 +16,23 @@ import pandas as pd
 SCHEMES = {"Blues": ("blues", False, "high"), "Blues_r": ("blues", True, "low"),
            "Greens": ("greens", False, "high"), "RdBu": ("redblue", False, "ends"),
            "RdBu_r": ("redblue", True, "ends"), "Viridis": ("viridis", False, "low")}
-CELL_PX = 44  # a row's height: two decimals at 12 px, or at presentation mode's 16 px, fit with room around them
+CELL_PX = {True: 44, False: 22}  # a row's height with numbers (two decimals at 16 px fit) and without
 MISSING = "—"  # a cell without a value, as the tables show one
 
 
 def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], title: str | list[str],
                  colorscale: str = "Blues", zrange: tuple[float, float] | None = None, zmid: float | None = None,
                  annotate: bool = True, best_cells: Sequence[tuple[int, int]] = (), font_px: int = 12,
-                 height_px: int | None = None, min_font_px: int = 8) -> tuple[dict, pd.DataFrame]:
+                 height_px: int | None = None, min_font_px: int = 8,
+                 description: str | None = None) -> tuple[dict, pd.DataFrame]:
     """A heatmap of ``matrix`` (rows, columns), ``y_labels`` down the side (the first at the top) and ``x_labels``
     across; with ``annotate`` each cell's value to 2 decimals in it (white on the darker cells); on hover to 3 with
     both its labels; NaN cells read ``MISSING``; each of ``best_cells`` (row, column) boxed in red (one best, or
-    every cell of a tie). ``title``: one line, or its lines. ``colorscale`` is one of
-    ``SCHEMES``; ``zrange`` fixes the colour scale's ends, ``zmid`` its middle. Rows are ``CELL_PX`` tall, or share
-    ``height_px`` when that is less (presentation mode); text is ``font_px``, the cells' numbers as large as their
-    rows allow, and left out (on hover alone) where that is under ``min_font_px`` or they are wider than a column.
+    every cell of a tie). ``title``: one line, or its lines; ``description`` (the title by default) labels the view
+    for a screen reader. ``colorscale`` is one of ``SCHEMES``; ``zrange`` fixes the colour scale's ends, ``zmid``
+    its middle. Rows are ``CELL_PX`` tall, or share ``height_px`` when that is less (presentation mode); text is
+    ``font_px``, the row labels and the cells' numbers as large as their rows and columns allow, the numbers left
+    out (on hover alone) where that is under ``min_font_px``.
     Returns the spec (its data as the named dataset "cells", for ``st.vega_lite_chart``) and the cells as a frame:
     row, column, value, text, hover, dark, best."""
     values = np.asarray(matrix, dtype=float)
@@ -53,8 +55,10 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
         "hover": [MISSING if np.isnan(v) else f"{v:.3f}" for v in values.ravel()],
         "dark": (dark & np.isfinite(values)).ravel(), "best": np.zeros(rows * cols, dtype=bool)})
     for row, col in best_cells:
+        if not (0 <= row < rows and 0 <= col < cols):
+            raise ValueError(f"A best cell ({row}, {col}) lies outside the heatmap's {rows} × {cols} cells.")
         cells.loc[row * cols + col, "best"] = True
-    row_px = CELL_PX if height_px is None else max(1, min(CELL_PX, height_px // rows))
+    row_px = CELL_PX[annotate] if height_px is None else max(1, min(CELL_PX[annotate], height_px // rows))
     cell_font_px = min(font_px, row_px - 6)  # the numbers shrink with rows squeezed onto one screen
     scale = {"scheme": scheme, "reverse": reverse, "domain": [float(low), float(high)]} | (
         {"domainMid": float(zmid)} if zmid is not None else {})
@@ -66,20 +70,22 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
     x = {"field": "column", "type": "ordinal", "sort": list(x_labels), "axis": {
         **axis, "orient": "bottom", "labelOverlap": False, "labelAngle": {"expr": f"{slant} ? -40 : 0"},
         "labelAlign": {"expr": f"{slant} ? 'right' : 'center'"}}}
-    y = {"field": "row", "type": "ordinal", "sort": list(y_labels), "axis": axis}
+    # rows squeezed onto one screen: labels as tall as a row, every other one left out past that
+    y = {"field": "row", "type": "ordinal", "sort": list(y_labels),
+         "axis": {**axis, "labelFontSize": min(font_px, max(row_px, 8)), "labelOverlap": "parity"}}
     tooltip = [{"field": "row", "type": "ordinal"}, {"field": "column", "type": "ordinal"},
                {"field": "hover", "type": "nominal", "title": "value"}]
-    # a column narrower than its numbers (many columns, or half a projector's screen) shows them on hover alone
-    number_px = 0.6 * cell_font_px * max((len(text) for text in cells["text"]), default=1) + 4
-    numbers = [{"mark": {"type": "text", "fontSize": cell_font_px,
-                         "opacity": {"expr": f"bandwidth('x') >= {number_px:.0f} ? 1 : 0"}},
+    # numbers shrink to a narrow column (many columns, or half a screen), and show on hover alone past the least size
+    fitted = f"min({cell_font_px}, (bandwidth('x') - 4) / {0.6 * max((len(t) for t in cells['text']), default=1):.2f})"
+    numbers = [{"mark": {"type": "text", "fontSize": {"expr": fitted},
+                         "opacity": {"expr": f"{fitted} >= {min_font_px} ? 1 : 0"}},
                 "encoding": {"text": {"field": "text"},
                              "color": {"condition": {"test": "datum.dark", "value": "white"}, "value": "#31333f"}}}]
     spec = {
         "usermeta": {"embedOptions": {"renderer": "canvas"}},
         "title": {"text": title, "anchor": "start", "fontSize": font_px + 3, "limit": 0},
         # the canvas's label for a screen reader (and a browser test: the canvas has no text)
-        "description": title if isinstance(title, str) else " ".join(title),
+        "description": description or (title if isinstance(title, str) else " ".join(title)),
         "width": "container", "height": rows * row_px, "autosize": {"type": "fit-x", "contains": "padding"},
         "datasets": {"cells": cells[["row", "column", "value", "hover", "text", "dark", "best"]]},
         "data": {"name": "cells"},

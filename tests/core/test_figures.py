@@ -98,12 +98,14 @@ def test_a_canvas_heatmap_holds_every_cell_in_order_with_its_number_and_contrast
     assert box["mark"]["stroke"] == "red" and box["transform"] == [{"filter": "datum.best"}]
 
 
-@pytest.mark.parametrize(("labels", "colorscale", "said"), [
-    ((["a", "b"], ["r0", "r1"]), "Blues", "needs 2 row and 3 column labels"),
-    ((["a", "b", "c"], ["r0", "r1"]), "Jet", "Unknown colour scale 'Jet'"),
+@pytest.mark.parametrize(("labels", "colorscale", "best", "said"), [
+    ((["a", "b"], ["r0", "r1"]), "Blues", (), "needs 2 row and 3 column labels"),
+    ((["a", "b", "c"], ["r0", "r1"]), "Jet", (), "Unknown colour scale 'Jet'"),
+    ((["a", "b", "c"], ["r0", "r1"]), "Blues", ((0, 3),), "lies outside the heatmap's 2 × 3 cells"),
 ])
-def test_a_canvas_heatmap_refuses_labels_that_do_not_fit_and_unknown_scales(labels, colorscale, said) -> None:
+def test_a_canvas_heatmap_refuses_labels_that_do_not_fit_unknown_scales_and_cells_outside(
+        labels: tuple[list[str], list[str]], colorscale: str, best: tuple[tuple[int, int], ...], said: str) -> None:
     from bertviz_core.figures.canvas_heatmaps import heatmap_spec
 
     with pytest.raises(ValueError, match=said):
-        heatmap_spec(np.zeros((2, 3)), *labels, "t", colorscale=colorscale)
+        heatmap_spec(np.zeros((2, 3)), *labels, "t", colorscale=colorscale, best_cells=best)

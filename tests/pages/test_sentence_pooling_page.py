@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import canvas_heatmap, chart, open_code_panels, open_page, scatter_grid
+from conftest import canvas_heatmap, open_code_panels, open_page, scatter_grid
 from page_checks import LABELLED_LONG, UPLOAD, PageChecks, multiselect_last, select, uploaded
 
 from bertviz_core import describe

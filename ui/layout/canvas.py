@@ -23,12 +23,15 @@ def canvas_heatmap(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequen
     from bertviz_core.figures.canvas_heatmaps import heatmap_spec
 
     shown = presenting()
-    lines = textwrap.wrap(title, present.title_chars(shown, container), break_on_hyphens=False) or [title]
+    lines = textwrap.wrap(title, present.title_chars(shown, container), break_on_hyphens=False,
+                          break_long_words=False) or [title]
+    font_px = present.FONT_PX if shown else 12
+    # the rows' share of one screen: less the title and the axis below them, slanted labels as tall as they reach
+    below = max(present.LINE_PX, 0.65 * 0.6 * font_px * max((len(label) for label in x_labels), default=1))
     spec, _ = heatmap_spec(matrix, x_labels, y_labels, lines if len(lines) > 1 else title, colorscale, zrange, zmid,
-                           annotate=annotate, best_cells=best_cells, font_px=present.FONT_PX if shown else 12,
-                           # the rows' share of one screen: less the title and the axis below them
-                           height_px=present.CHART_PX - (4 + len(lines)) * present.LINE_PX if shown else None,
-                           min_font_px=present.MIN_FONT_PX if shown else 8)
+                           annotate=annotate, best_cells=best_cells, font_px=font_px,
+                           height_px=int(present.CHART_PX - (2 + len(lines)) * present.LINE_PX - below) if shown
+                           else None, min_font_px=present.MIN_FONT_PX if shown else 8, description=title)
     with (container or st).container(key=key):
         st.vega_lite_chart(spec=spec, key=f"{key}_chart", width="stretch")
 
