@@ -5,7 +5,9 @@ Statistics tab, Task measures' maps, ...), is opened in a real browser at that s
 measures what is drawn: no chart or table taller than the screen below Streamlit's header bar, no chart text cut by its chart's edge
 or lying on other text (rotated labels compared as the rotated rectangles they are), chart text of at
 least 12 CSS px, and no picker showing its value cut short ("euclide", "ls ×") or its tags spilt out of
-its box. Normal mode at the same size must not clip, overlap or cut either; there, charts may be taller
+its box. A chart drawn on a canvas (Vega-Lite: the heatmaps of ``ui.canvas_heatmap``, the grids of scatters) has no
+text in the page to measure: its height is measured here, its text sizes are the spec's
+(tests/test_presentation_mode.py). Normal mode at the same size must not clip, overlap or cut either; there, charts may be taller
 than the screen (the page scrolls).
 With BERTVIZ_SHOTS=<folder>, screenshots of every view (and each chart and table brought into view) go there
 for a person to look at (`make screenshots` writes the README's); the suite takes none by default.
