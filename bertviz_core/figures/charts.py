@@ -162,10 +162,15 @@ def thumbnail_grid_figure(thumbnails: np.ndarray, title: str) -> go.Figure:
     return go.Figure(dict(data=[heatmap], layout=layout))
 
 
+def table_cells(table: pd.DataFrame) -> tuple[np.ndarray, list[str], list[str]]:
+    """A numeric table as a heatmap takes it: its values (rows, columns), its columns' names (across) and its
+    index's (down the side)."""
+    return table.to_numpy(dtype=float), [str(c) for c in table.columns], [str(i) for i in table.index]
+
+
 def table_heatmap(table: pd.DataFrame, title: str, **options) -> go.Figure:
     """``heatmap_figure`` of a numeric table, its index down the side and its columns across."""
-    return heatmap_figure(table.to_numpy(dtype=float), [str(c) for c in table.columns],
-                          [str(i) for i in table.index], title, **options)
+    return heatmap_figure(*table_cells(table), title, **options)
 
 
 def score_grid_figure(scores: pd.DataFrame, title: str, best_cells: Sequence[tuple[int, int]],

@@ -41,7 +41,7 @@ EXEMPT: dict[str, str] = {
        for name in ("pca_grid_figure", "unit_square", "pca_grid_spec")},
     **{f"figures.{name}": "draws the (checked) output of the functions above; it computes no number"
        for name in ("plain", "plains", "hover_texts", "layer_label", "histogram_figure", "layer_distributions_figure",
-                    "heatmap_figure", "token_labels", "attention_figure", "thumbnail_grid_figure", "table_heatmap",
+                    "heatmap_figure", "token_labels", "attention_figure", "thumbnail_grid_figure", "table_heatmap", "table_cells",
                     "score_grid_figure", "pair_curves_figure", "ranking_figure", "guess_grid_figure", "rank_curves_figure", "layer_share_figure",
                     "measures_figure")},
     "canvas_heatmaps.heatmap_spec": "lays out a matrix a page computed; its refusals of labels that do not match the "

@@ -2,7 +2,6 @@
 not, whose redraw a change waits for."""
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,8 +22,7 @@ def canvas_heatmap(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequen
     from bertviz_core.figures.canvas_heatmaps import heatmap_spec
 
     shown = presenting()
-    lines = textwrap.wrap(title, present.title_chars(shown, container), break_on_hyphens=False,
-                          break_long_words=False) or [title]
+    lines = present.title_lines(title, present.title_chars(shown, container))
     font_px = present.FONT_PX if shown else 12
     # the rows' share of one screen: less the title and the axis below them, slanted labels as tall as they reach
     below = max(present.LINE_PX, 0.65 * 0.6 * font_px * max((len(label) for label in x_labels), default=1))
@@ -38,5 +36,6 @@ def canvas_heatmap(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequen
 
 def canvas_table_heatmap(table: pd.DataFrame, title: str, key: str, **options: Any) -> None:
     """``canvas_heatmap`` of a numeric table, its index down the side and its columns across."""
-    canvas_heatmap(table.to_numpy(dtype=float), [str(c) for c in table.columns], [str(i) for i in table.index], title,
-                   key, **options)
+    from bertviz_core.figures import table_cells
+
+    canvas_heatmap(*table_cells(table), title, key, **options)

@@ -77,6 +77,11 @@ def title_chars(present: bool, container: Any = None) -> int:
 MULTILINE_PAD = 12  # px
 
 
+def title_lines(title: str, chars: int) -> list[str]:
+    """``title`` broken at spaces into lines of at most ``chars`` characters (a word longer than that, cut)."""
+    return textwrap.wrap(title, chars, break_on_hyphens=False) if len(title) > chars else [title]
+
+
 def wrap_title(figure: Any, chars: int, line_px: int, max_height: int | None = None) -> None:
     """Break a title longer than ``chars`` characters into lines at spaces, with room above the plot for
     each line it gains. Every title is pinned to the figure's top, so it never slides onto a legend above
@@ -85,7 +90,7 @@ def wrap_title(figure: Any, chars: int, line_px: int, max_height: int | None = N
     title = figure.layout.title.text
     if not title or "<br>" in title:
         return
-    lines = textwrap.wrap(title, chars, break_on_hyphens=False) if len(title) > chars else [title]
+    lines = title_lines(title, chars)
     top = figure.layout.margin.t if figure.layout.margin.t is not None else 80
     # plotly anchors a title of several lines a line's leading higher than one of one line: without the extra
     # padding its first line starts above the chart and is cut. The figure grows by that padding, so the plot
