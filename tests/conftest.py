@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 # Under pytest-xdist each worker takes its share of the cores, for its own threads and for the app servers and
 # worker processes it starts: thread pools sized for the whole machine in every worker would spin against each
@@ -336,15 +337,12 @@ def chart(at: AppTest, key: str) -> dict:
 def canvas_heatmap(at: AppTest, key: str) -> tuple[dict, pd.DataFrame]:
     """The spec and the cells (row, column, value, hover, text, dark, best) of the ``ui.canvas_heatmap`` drawn with
     ``key``."""
-    blocks = [at._tree]
-    while blocks:
-        block = blocks.pop()
-        if _keyed(block, key):  # the container the chart is drawn in carries the key
-            (proto,) = [element.proto for element in block.get("vega_lite_chart")]
-            (cells,) = [pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in proto.datasets]
-            return json.loads(proto.spec), cells
-        blocks.extend(child for child in block.children.values() if hasattr(child, "children"))
-    raise KeyError(f"no canvas heatmap with key {key!r}")
+    block = _keyed_block(at, key)  # the container the chart is drawn in carries the key
+    drawn = block.get("vega_lite_chart") if block is not None else []
+    if not drawn:
+        raise KeyError(f"no canvas heatmap with key {key!r}")
+    (cells,) = [pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in drawn[0].proto.datasets]
+    return json.loads(drawn[0].proto.spec), cells
 
 
 def canvas_values(at: AppTest, key: str) -> np.ndarray:
@@ -355,15 +353,7 @@ def canvas_values(at: AppTest, key: str) -> np.ndarray:
 
 def canvas_keys(at: AppTest, keys: Iterable[str]) -> set[str]:
     """Those of ``keys`` that a canvas heatmap is drawn with."""
-    return {key for key in keys if not _missing(lambda: canvas_heatmap(at, key))}
-
-
-def _missing(read: Callable[[], object]) -> bool:
-    try:
-        read()
-    except KeyError:
-        return True
-    return False
+    return {key for key in keys if (block := _keyed_block(at, key)) is not None and block.get("vega_lite_chart")}
 
 
 def scatter_grid(at: AppTest) -> tuple[dict, dict[str, pd.DataFrame]]:
@@ -388,14 +378,22 @@ def as_shown(frame: pd.DataFrame) -> pd.DataFrame:
 
 def table(at: AppTest, key: str) -> pd.DataFrame:
     """The data of the ``ui.table`` drawn with ``key``, as shown (static or scrolling)."""
+    block = _keyed_block(at, key)
+    if block is None:
+        raise KeyError(f"no table with key {key!r}")
+    static, scrolling = block.get("table"), block.get("dataframe")
+    return as_shown(static[0].value) if static else scrolling[0].value
+
+
+def _keyed_block(at: AppTest, key: str) -> Any:
+    """The container (block) keyed ``key`` on the page, or None."""
     blocks = [at._tree]
     while blocks:
         block = blocks.pop()
         if _keyed(block, key):
-            static, scrolling = block.get("table"), block.get("dataframe")
-            return as_shown(static[0].value) if static else scrolling[0].value
+            return block
         blocks.extend(child for child in block.children.values() if hasattr(child, "children"))
-    raise KeyError(f"no table with key {key!r}")
+    return None
 
 
 def plotly_array(value: list | dict) -> np.ndarray:
