@@ -1,15 +1,17 @@
 """What the background warm-up costs a visitor: the first page, and the interaction of a visitor already working
 while it runs, beside a server with the warm-up off, in one run.
 
-    .venv/bin/python bench/warm_up_effect.py [--repeats 2] [--after 10] [--think 1.5]
+    .venv/bin/python bench/warm_up_effect.py [--repeats 2] [--after 10] [--think 1.5] [--working 8]
 
 Per repeat, two fresh servers, warm-up on and off. A visitor opens Tokenization straight away (its first visit
-loads the model, after which the warm-up starts in the background) and then toggles the padding option
+loads the model, after which the warm-up starts in the background), makes ``--working`` changes 0.3 s apart, which
+the warm-up waits behind (a tab's first changes are its slowest, warm-up or not: the browser and the caches are
+cold; these make the visitor one already working, whose tab is warm), then toggles the padding option
 again and again, ``--think`` seconds after each change settled (the warm-up yields to a page that ran in
 the last second, so a visitor clicking without pause would hold it off for good), each change timed as
 bench/interaction_latency.py times one: with the warm-up on, every
 change until the run log says "warm-up done" counts as *during*, then ``--after`` more as *after*; with it
-off, as many changes as the other server had in all. Prints the first visit's seconds and the changes'
+off, the same working changes and then as many as the other server had in all. Prints the first visit's seconds and the changes'
 median and spread (25th-75th percentile) per case, the ratio of each to the warm-up-off server, and the changes
 during the warm-up against those after it and against the warm-up-off server's changes of the same numbers in their
 tab (a tab's first changes are slower, warm-up or not: the browser and the caches are cold).
@@ -34,7 +36,7 @@ from first_visit import open_settled  # noqa: E402
 from interaction_latency import OBSERVE, summary, timed_change  # noqa: E402
 from live_app import CHROMIUM, CHROMIUM_ARGS, running_app  # noqa: E402
 from page_checks import toggle  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
 
 PAD = toggle("Pad to a fixed length T")
 DIRECTIONS = ("padding turned on", "padding turned off")  # change i of a tab turns it on when i is even
@@ -45,6 +47,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--after", type=int, default=10)
     parser.add_argument("--think", type=float, default=1.5)
+    parser.add_argument("--working", type=int, default=8, help="changes before the timed ones (0: a cold tab)")
     args = parser.parse_args()
     first: dict[str, list[float]] = {"warm-up off": [], "warm-up on": []}
     times: dict[str, list[float]] = {"warm-up off": [], "warm-up off, the same changes": [], "during the warm-up": [],
@@ -58,26 +61,29 @@ def main() -> None:
                 page, seconds = open_settled(browser, f"{app.url}/tokenization")
                 first["warm-up on"].append(seconds)
                 page.evaluate(OBSERVE)
+                work(page, args.working)
                 during: list[float] = []
                 after: list[float] = []
                 while len(after) < args.after:
                     # the log appears with the server's first model run; once written, "warm-up done" stays
                     done = log.exists() and "warm-up done" in log.read_text()
-                    (after if done else during).append(timed_change(page, PAD, len(during) + len(after)))
+                    change = timed_change(page, PAD, args.working + len(during) + len(after))
+                    (after if done else during).append(change)
                     page.wait_for_timeout(args.think * 1000)
                 times["during the warm-up"] += during
                 times["after the warm-up"] += after
                 for i, change in enumerate(during + after):
-                    directed["during" if i < len(during) else "after"][i % 2].append(change)
+                    directed["during" if i < len(during) else "after"][(args.working + i) % 2].append(change)
                 total = len(during) + len(after)
                 page.context.close()
             with running_app(env={"BERTVIZ_WARM_UP": "0"}, timeout=120) as app:
                 page, seconds = open_settled(browser, f"{app.url}/tokenization")
                 first["warm-up off"].append(seconds)
                 page.evaluate(OBSERVE)
+                work(page, args.working)
                 off = []
                 for i in range(total):
-                    off.append(timed_change(page, PAD, i))
+                    off.append(timed_change(page, PAD, args.working + i))
                     page.wait_for_timeout(args.think * 1000)
                 times["warm-up off"] += off
                 times["warm-up off, the same changes"] += off[:len(during)]  # a tab's first changes are its slowest
@@ -99,6 +105,14 @@ def main() -> None:
           f"the same changes (by their number in the tab) without it: "
           f"{during / statistics.median(times['warm-up off, the same changes']):.2f}x")
     print_directions(directed)
+
+
+def work(page: Page, changes: int) -> None:
+    """A visitor at work: ``changes`` padding toggles 0.3 s apart, untimed. The warm-up starts a step only after a
+    second with no page running (``ui.warm.QUIET_S``), so it waits behind them."""
+    for i in range(changes):
+        timed_change(page, PAD, i)
+        page.wait_for_timeout(300)
 
 
 def print_directions(directed: dict[str, list[list[float]]]) -> None:
