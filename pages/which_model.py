@@ -1,5 +1,7 @@
 """Which model?: models × pooling × layer ranked on one corpus, each cell with its 95 % interval and a best named
 only beyond the noise, and what each model costs."""
+from functools import partial
+
 import streamlit as st
 
 from bertviz_core import figures
@@ -13,7 +15,8 @@ from bertviz_core.views.which_model import (
     LABEL_MEASURES,
     TASKS,
     layer_choices,
-    layers_figure,
+    layers_spec,
+    layers_title,
     leaderboard,
     model_cells,
     model_grid_figure,
@@ -21,8 +24,8 @@ from bertviz_core.views.which_model import (
     shared_scale_sentence,
 )
 from ui import (
-    chart, columns, corpus_digest, corpus_source, detached, download_csv, ensure_app_navigation, literal_but_bold,
-    model_key, or_stop, scored_pairs, table, task_scoring, teaching_panel,
+    canvas_chart, chart, columns, corpus_digest, corpus_source, detached, download_csv, ensure_app_navigation,
+    literal_but_bold, model_key, or_stop, scored_pairs, table, task_scoring, teaching_panel,
     model_costs, model_infos, model_ranking, models_cut_warnings, pick_models, pooled_models, which_model_code,
     held_model_cells, model_stores_source, stores_ranking,
 )
@@ -114,7 +117,8 @@ def ranked_views(models: dict[str, tuple[str, str]], cells: dict[str, list[Cell]
                                           bind="query-params", on_change="rerun")
     with by_layer:
         if by_layer.open:
-            chart(layers_figure(ranked.table, order, scored_by.name, count), key="wm_layers_chart")
+            canvas_chart(partial(layers_spec, ranked.table, order, scored_by.name),
+                         layers_title(scored_by.name, count), key="wm_layers_chart")
     with grids:
         if grids.open:
             st.caption(shared_scale_sentence(ranked.table))

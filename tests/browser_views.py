@@ -111,11 +111,13 @@ def wait_for_chart(page: Page, text: str) -> None:
     wait_idle(page)
 
 
-def wait_for_canvas(page: Page, key: str, title: str) -> None:
-    """Wait until the canvas heatmap keyed ``key`` (``ui.canvas_heatmap``) is drawn under ``title``: a canvas holds
-    no text, and Vega gives its view the spec's description, the title, as its label."""
+def wait_for_canvas(page: Page, key: str, title: str, starts: bool = False) -> None:
+    """Wait until the canvas chart keyed ``key`` (``ui.canvas_heatmap``, ``ui.canvas_chart``) is drawn under
+    ``title`` (with ``starts``, a title that starts so): a canvas holds no text, and Vega gives its view the spec's
+    description, the title, as its label."""
     label = json.dumps(title, ensure_ascii=False)
-    page.locator(f".st-key-{key} [role='graphics-document'][aria-label={label}]").wait_for(timeout=90_000)
+    page.locator(f".st-key-{key} [role='graphics-document'][aria-label{'^' if starts else ''}={label}]").wait_for(
+        timeout=90_000)
     wait_idle(page)
 
 

@@ -334,15 +334,20 @@ def chart(at: AppTest, key: str) -> dict:
     return found[key]
 
 
-def canvas_heatmap(at: AppTest, key: str) -> tuple[dict, pd.DataFrame]:
-    """The spec and the cells (row, column, value, hover, text, dark, best) of the ``ui.canvas_heatmap`` drawn with
-    ``key``."""
+def canvas_chart(at: AppTest, key: str) -> tuple[dict, pd.DataFrame]:
+    """The spec and the one dataset of the chart ``ui.canvas_chart`` or ``ui.canvas_heatmap`` drew with ``key``."""
     block = _keyed_block(at, key)  # the container the chart is drawn in carries the key
     drawn = block.get("vega_lite_chart") if block is not None else []
     if not drawn:
-        raise KeyError(f"no canvas heatmap with key {key!r}")
-    (cells,) = [pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in drawn[0].proto.datasets]
-    return json.loads(drawn[0].proto.spec), cells
+        raise KeyError(f"no canvas chart with key {key!r}")
+    (data,) = [pa.ipc.open_stream(d.data.data).read_all().to_pandas() for d in drawn[0].proto.datasets]
+    return json.loads(drawn[0].proto.spec), data
+
+
+def canvas_heatmap(at: AppTest, key: str) -> tuple[dict, pd.DataFrame]:
+    """The spec and the cells (row, column, value, hover, text, dark, best) of the ``ui.canvas_heatmap`` drawn with
+    ``key``."""
+    return canvas_chart(at, key)
 
 
 def canvas_values(at: AppTest, key: str) -> np.ndarray:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from browser_views import done, open_view, require_chromium, wait_for_chart
+from browser_views import done, open_view, require_chromium, wait_for_canvas
 from live_app import wait_idle
 
 require_chromium()
@@ -36,8 +36,9 @@ def upload(page: Page, key: str, file: Path) -> None:
 
 
 def ranked(page: Page, title: str) -> list[str]:
-    """The leaderboard's rows once the score-by-layer chart titled ``title`` is drawn, with no exception shown."""
-    wait_for_chart(page, title)
+    """The leaderboard's rows once the score-by-layer chart, its title starting ``title``, is drawn, with no
+    exception shown."""
+    wait_for_canvas(page, "wm_layers_chart", title, starts=True)
     assert page.locator("[data-testid='stException']").count() == 0
     return page.locator(".st-key-wm_leaderboard").inner_text().splitlines()
 

@@ -18,7 +18,7 @@ from ui.display import (
     scatter_grid, score_grid_view, table, teaching_panel, with_progress,
 )
 from ui.layout.canvas import (
-    canvas_heatmap, canvas_table_heatmap,
+    canvas_chart, canvas_heatmap, canvas_table_heatmap,
 )
 from ui.layout.present import (
     columns,
@@ -83,9 +83,10 @@ from ui.widgets import (
 
 __all__ = [
     "active_info", "aligned_pair", "allowed_models", "apply_preset", "at_low_priority", "attention_summary",
-    "attention_weights", "attribution", "attribution_code", "BUNDLED_MODEL", "canvas_heatmap", "canvas_table_heatmap",
-    "chart", "choose", "columns", "compared", "comparison_code", "contextuality_view", "corpus_contextuality",
-    "corpus_digest", "corpus_downloads", "corpus_lengths", "corpus_source", "correlation_scores", "cut_notice",
+    "attention_weights", "attribution", "attribution_code", "BUNDLED_MODEL", "canvas_chart", "canvas_heatmap",
+    "canvas_table_heatmap", "chart", "choose", "columns", "compared", "comparison_code", "contextuality_view",
+    "corpus_contextuality", "corpus_digest", "corpus_downloads", "corpus_lengths", "corpus_source",
+    "correlation_scores", "cut_notice",
     "cut_warning", "cut_warnings", "detached", "download_csv", "download_npy", "embed_corpus", "encode_texts",
     "encoder", "ensure_app_navigation", "failed_models", "forget_shared_senses", "get_encoder", "head_label",
     "held_model_cells", "identities", "judged_matches", "int_slider", "keep_senses_in_link", "LARGE_CORPUS",

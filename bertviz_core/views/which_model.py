@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bertviz_core.figures import layer_label
-from bertviz_core.figures.charts import plain, score_grid_figure
+from bertviz_core.figures.charts import score_grid_figure
 from bertviz_core.measures.pooling_grid import Cell
 from bertviz_core.model.models import ModelInfo
 from bertviz_core.views.page_views import layer_numbers
@@ -24,7 +24,7 @@ DEFAULT_STRATEGIES = ("mean", "cls")  # the cells of the default view, at every 
 TASKS = {"labels": "Labelled texts (probe, silhouette)", "pairs": "Scored pairs (Spearman ρ)"}
 LABEL_MEASURES = ("accuracy", "macro-F1", "silhouette")
 COLOURS = ("#4f46e5", "#dc2626", "#16a34a", "#d97706")  # one per model, in the order shown
-DASHES = ("solid", "dash", "dot", "dashdot")  # one per strategy
+DASH_ARRAYS = ([1, 0], [6, 4], [2, 3], [8, 3, 2, 3])  # one per strategy: solid, dashed, dotted, dash-dot
 
 
 def check_models(names: Sequence[str], identities: Sequence[str]) -> None:
@@ -111,32 +111,59 @@ def model_grid_figure(table: pd.DataFrame, model: str, measure: str) -> go.Figur
     return score_grid_figure(grid, f"{model}: {measure}", best, shared_scale(table), notes)
 
 
-def layers_figure(table: pd.DataFrame, order: Sequence[str], measure: str, count: str) -> go.Figure:
-    """Each model's score by layer, a line per model and strategy (colour: model, dash: strategy), its 95 %
-    interval shaded around it; models in ``order``."""
-    data = []
+def layers_title(measure: str, count: str) -> str:
+    """The title of ``layers_spec``'s chart."""
+    return f"{measure} by layer, each model, {count}; shaded: 95 % interval"
+
+
+def layers_spec(table: pd.DataFrame, order: Sequence[str], measure: str, title: str | list[str],
+                font_px: int = 12, height_px: int | None = None) -> dict[str, Any]:
+    """Each model's score by layer as a Vega-Lite chart on a canvas (for ``st.vega_lite_chart``, its data as the
+    named dataset "scores": model, strategy, layer, line, score, low, high): a line per model and strategy (colour:
+    model, in ``order``; dash: strategy), its 95 % interval shaded around it, hover to 3 decimals. ``title``: one
+    line, or the lines it is wrapped to; text in ``font_px``; ``height_px`` the whole chart's, its title, axes and
+    legends within it, 480 by default."""
     strategies = list(dict.fromkeys(table["strategy"]))
-    for i, model in enumerate(order):
-        colour = COLOURS[i % len(COLOURS)]
-        for strategy, rows in table[table["model"] == model].groupby("strategy", sort=False):
-            rows = rows.sort_values("layer")
-            x = [layer_label(int(layer)) for layer in rows["layer"]]
-            name = f"{plain(model)} · {strategy}"
-            data.append(dict(type="scatter", x=x + x[::-1], y=[*rows["high"], *rows["low"][::-1]], mode="lines",
-                             fill="toself", fillcolor=colour, opacity=0.15, line=dict(width=0), hoverinfo="skip",
-                             legendgroup=name, showlegend=False))
-            data.append(dict(type="scatter", x=x, y=list(rows["score"]), mode="lines+markers", name=name,
-                             legendgroup=name, line=dict(color=colour, dash=DASHES[strategies.index(strategy) % 4]),
-                             customdata=np.column_stack([rows["low"], rows["high"]]),
-                             hovertemplate=f"{name}<br>%{{x}}: %{{y:.3f}} (95% interval %{{customdata[0]:.3f}} to "
-                                           "%{customdata[1]:.3f})<extra></extra>"))
-    layout = dict(title=dict(text=plain(f"{measure} by layer, each model, {count}; shaded: 95 % interval")),
-                  yaxis=dict(title=plain(measure)), xaxis=dict(type="category"), height=440,
-                  margin=dict(l=10, r=10, t=60, b=10),
-                  # at the figure's foot, below the tick labels: placed in plot units (y < 0) it met the rotated
-                  # labels of a narrow plot, and above the plot it met a title of two lines
-                  legend=dict(orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"))
-    return go.Figure(dict(data=data, layout=layout))
+    layers = sorted(set(int(layer) for layer in table["layer"]))
+    scores = pd.DataFrame({"model": table["model"].astype(str), "strategy": table["strategy"].astype(str),
+                           "layer": [layer_label(int(layer)) for layer in table["layer"]],
+                           "score": table["score"].astype(float), "low": table["low"].astype(float),
+                           "high": table["high"].astype(float)})
+    scores["line"] = scores["model"] + " · " + scores["strategy"]
+    legend = {"orient": "bottom", "title": None, "labelLimit": 0, "labelFontSize": font_px, "symbolOpacity": 1,
+              "offset": 4}
+    colour = {"field": "model", "type": "nominal", "legend": legend,
+              "scale": {"domain": list(order), "range": [COLOURS[i % len(COLOURS)] for i in range(len(order))]}}
+    dashes = [DASH_ARRAYS[i % len(DASH_ARRAYS)] for i, _ in enumerate(strategies)]
+    dash = {"field": "strategy", "type": "nominal", "scale": {"domain": strategies, "range": dashes},
+            "legend": legend | {"symbolStrokeColor": "#31333f", "symbolSize": 400, "orient": "right"}}
+    slanted = len(layers) > 7  # more columns than level labels fit
+    y = {"type": "quantitative", "title": measure, "scale": {"zero": False}}
+    hover = [{"field": "model", "title": "model"}, {"field": "strategy", "title": "strategy"},
+             {"field": "layer", "title": "layer"}, {"field": "score", "type": "quantitative", "format": ".3f",
+                                                   "title": measure},
+             {"field": "low", "type": "quantitative", "format": ".3f", "title": "95 % interval from"},
+             {"field": "high", "type": "quantitative", "format": ".3f", "title": "95 % interval to"}]
+    return {
+        "usermeta": {"embedOptions": {"renderer": "canvas"}},
+        "description": " ".join(title) if isinstance(title, list) else title,
+        "title": {"text": title, "anchor": "start", "fontSize": font_px + 2, "fontWeight": "normal"},
+        "width": "container", "height": height_px or 480, "autosize": {"type": "fit", "contains": "padding"},
+        "datasets": {"scores": scores}, "data": {"name": "scores"},
+        "encoding": {"x": {"field": "layer", "type": "ordinal", "sort": [layer_label(layer) for layer in layers],
+                           "title": None, "axis": {"labelFontSize": font_px, "labelLimit": 0,
+                                                   "labelAngle": -40 if slanted else 0}},
+                     "color": colour, "detail": {"field": "line"}},
+        "layer": [
+            {"mark": {"type": "area", "opacity": 0.15, "tooltip": False},
+             "encoding": {"y": {**y, "field": "low"}, "y2": {"field": "high"}}},
+            {"mark": {"type": "line", "strokeWidth": 2, "tooltip": False},  # a line's own legend shows its dash
+             "encoding": {"y": {**y, "field": "score", "axis": {"labelFontSize": font_px, "titleFontSize": font_px}},
+                          "strokeDash": dash}},
+            {"mark": {"type": "circle", "size": 40, "opacity": 1}, "encoding": {"y": {**y, "field": "score"},
+                                                                              "tooltip": hover}},
+        ],
+    }
 
 
 def parameter_count(model: Any) -> int:

@@ -69,8 +69,8 @@ EXEMPT: dict[str, str] = {
     **{f"which_model.{name}": "shapes what the Which model? page already holds (checked models, a rank_models "
                               "table, checked pairs) into a check, a table or a figure; "
                               "tests/pages/test_which_model_page.py pins each, its bad input included"
-       for name in ("check_models", "cost_table", "disk_bytes", "layer_choices", "layers_figure", "leaderboard",
-                    "model_cells", "model_grid", "model_grid_figure", "pairs_corpus", "parameter_count",
+       for name in ("check_models", "cost_table", "disk_bytes", "layer_choices", "layers_spec", "layers_title",
+                    "leaderboard", "model_cells", "model_grid", "model_grid_figure", "pairs_corpus", "parameter_count",
                     "encoding_speed", "stored_speed", "shared_scale", "shared_scale_sentence")},
     "word_vectors.distinct": "takes word_strategies' own registry, never a user's input",
     "token_index.build_index": "fills token_index's index from its own encodings",

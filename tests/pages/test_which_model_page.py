@@ -14,12 +14,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import APP, DEVICE, chart, charts, open_code_panels, open_page, open_tab, plotly_array, table
+from conftest import (APP, DEVICE, canvas_chart, canvas_keys, chart, charts, open_code_panels, open_page, open_tab,
+                      plotly_array, table)
 from page_checks import LABELLED_LONG, UPLOAD, PageChecks, choose, uploaded
 from streamlit.testing.v1 import AppTest
 
 from bertviz_core import BUNDLED_MODEL, Encoder, load_encoder, open_store
 from bertviz_core.corpora import news_topics, sentence_pairs
+from bertviz_core.figures import layer_label
 from bertviz_core.measures.pooling_grid import Cell
 from bertviz_core.measures.task_measures import NO_ORDER, check_pairs
 from bertviz_core.model.models import UNTRAINED_TWIN
@@ -99,8 +101,17 @@ def test_the_default_view_equals_rank_models_and_settings_run_no_model(news_pool
             np.testing.assert_allclose(got[column].astype(float), want[column], atol=1e-5)
         assert list(got["best"]) == list(want["best"])
         assert shown_verdict(ranking.verdict) in [m.value for m in at.info]  # names as typed, the best's in bold
-    assert set(charts(in_view(at, BY_LAYER))) == {"wm_layers_chart"}  # the open tab alone is drawn
-    assert len(chart(at, "wm_layers_chart")["data"]) == 8  # 2 models × 2 strategies, a band and a line each
+    in_view(at, BY_LAYER)
+    assert not charts(at) and canvas_keys(at, ["wm_layers_chart", "wm_grid_0"]) == {"wm_layers_chart"}  # open tab only
+    spec, lines = canvas_chart(at, "wm_layers_chart")  # the shown table's scores, a line and band per model·strategy
+    lines = lines.assign(layer=lines["layer"].map({layer_label(n): n for n in range(7)}))
+    np.testing.assert_allclose(lines.sort_values(["model", "strategy", "layer"])[["score", "low", "high"]],
+                               got[["score", "low", "high"]].astype(float), rtol=0, atol=1e-9)
+    assert lines["line"].nunique() == 4 and spec["encoding"]["color"]["scale"]["domain"] == [BUNDLED_MODEL,
+                                                                                             UNTRAINED_TWIN]
+    title = spec["title"]["text"]  # wrapped to the column: its lines; the view's label is the whole title
+    assert " ".join(title if isinstance(title, list) else [title]) == spec["description"]
+    assert spec["description"].startswith("silhouette (cosine) by layer")
     assert set(charts(in_view(at, GRIDS))) == {"wm_grid_0", "wm_grid_1"}
     costs = table(at, "wm_costs")
     assert list(costs["model"]) == [BUNDLED_MODEL, UNTRAINED_TWIN] and set(costs["hidden size"]) == {384}

@@ -1,8 +1,8 @@
-"""Charts drawn on one canvas (Vega-Lite) rather than as plotly's SVG: a heatmap, with a number in every cell or
-not, whose redraw a change waits for."""
+"""Charts drawn on one canvas (Vega-Lite) rather than as plotly's SVG, whose redraw a change waits for: a heatmap,
+with a number in every cell or not, and any chart whose spec is built for a title, a text size and a height."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,7 +30,24 @@ def canvas_heatmap(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequen
                            annotate=annotate, best_cells=best_cells, font_px=font_px,
                            height_px=int(present.CHART_PX - (2 + len(lines)) * present.LINE_PX - below) if shown
                            else None, min_font_px=present.MIN_FONT_PX if shown else 8, description=title)
-    with (container or st).container(key=key):
+    _draw(spec, key, container)
+
+
+def canvas_chart(spec_of: Callable[[str | list[str], int, int | None], dict], title: str, key: str,
+                 container: Any = None) -> None:
+    """The Vega-Lite chart ``spec_of(title or its lines, text px, its whole height px or None)`` builds, drawn in a
+    container keyed ``key`` (on ``container``: a column, or the page), its title wrapped to the column; in
+    presentation mode its text is larger and it fits one screen, its legend below included. Streamlit's toolbar
+    saves it as PNG."""
+    shown = presenting()
+    lines = present.title_lines(title, present.title_chars(shown, container))
+    height = present.CHART_PX if shown else None
+    spec = spec_of(lines if len(lines) > 1 else title, present.FONT_PX if shown else 12, height)
+    _draw(spec | {"description": title}, key, container)  # the view's ARIA label: the whole title, unwrapped
+
+
+def _draw(spec: dict, key: str, container: Any) -> None:
+    with (container or st).container(key=key):  # tests and browser checks find the chart by its container's key
         st.vega_lite_chart(spec=spec, key=f"{key}_chart", width="stretch")
 
 
