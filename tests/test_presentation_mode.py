@@ -33,11 +33,11 @@ def test_presentation_mode_hides_code_and_downloads_and_fits_charts(entry) -> No
         figure = json.loads(element.proto.spec)
         assert figure["layout"]["height"] <= CHART_PX, element.proto.id
         assert figure["layout"]["font"]["size"] >= FONT_PX
-    for element in at.get("vega_lite_chart"):  # a grid of scatters or a canvas heatmap: larger text
+    for element in at.get("vega_lite_chart"):  # a grid of scatters, a canvas heatmap or chart: larger text
         spec = json.loads(element.proto.spec)
         assert spec["config"]["legend"]["labelFontSize"] >= FONT_PX
-        heatmap = any(data.name == "cells" for data in element.proto.datasets)
-        assert not heatmap or spec["height"] <= CHART_PX, element.proto.id  # a heatmap's rows on one screen
+        grid = any(data.name == "points" for data in element.proto.datasets)  # its panels share GRID_PX
+        assert grid or spec["height"] <= CHART_PX, element.proto.id  # a heatmap's rows, a chart, on one screen
         for mark in (layer["mark"] for layer in spec["layer"] if "fontSize" in layer["mark"]):
             if isinstance(mark["fontSize"], dict):  # a heatmap's numbers fit their column, and hide below the least
                 assert mark["opacity"]["expr"].endswith(f">= {MIN_FONT_PX} ? 1 : 0"), mark

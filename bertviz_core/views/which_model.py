@@ -130,8 +130,7 @@ def layers_spec(table: pd.DataFrame, order: Sequence[str], measure: str, title: 
                            "score": table["score"].astype(float), "low": table["low"].astype(float),
                            "high": table["high"].astype(float)})
     scores["line"] = scores["model"] + " · " + scores["strategy"]
-    legend = {"orient": "bottom", "title": None, "labelLimit": 0, "labelFontSize": font_px, "symbolOpacity": 1,
-              "offset": 4}
+    legend = {"orient": "bottom", "title": None, "labelLimit": 0, "symbolOpacity": 1, "offset": 4}
     colour = {"field": "model", "type": "nominal", "legend": legend,
               "scale": {"domain": list(order), "range": [COLOURS[i % len(COLOURS)] for i in range(len(order))]}}
     dashes = [DASH_ARRAYS[i % len(DASH_ARRAYS)] for i, _ in enumerate(strategies)]
@@ -151,18 +150,17 @@ def layers_spec(table: pd.DataFrame, order: Sequence[str], measure: str, title: 
         "width": "container", "height": height_px or 480, "autosize": {"type": "fit", "contains": "padding"},
         "datasets": {"scores": scores}, "data": {"name": "scores"},
         "encoding": {"x": {"field": "layer", "type": "ordinal", "sort": [layer_label(layer) for layer in layers],
-                           "title": None, "axis": {"labelFontSize": font_px, "labelLimit": 0,
-                                                   "labelAngle": -40 if slanted else 0}},
+                           "title": None, "axis": {"labelLimit": 0, "labelAngle": -40 if slanted else 0}},
                      "color": colour, "detail": {"field": "line"}},
         "layer": [
             {"mark": {"type": "area", "opacity": 0.15, "tooltip": False},
              "encoding": {"y": {**y, "field": "low"}, "y2": {"field": "high"}}},
             {"mark": {"type": "line", "strokeWidth": 2, "tooltip": False},  # a line's own legend shows its dash
-             "encoding": {"y": {**y, "field": "score", "axis": {"labelFontSize": font_px, "titleFontSize": font_px}},
-                          "strokeDash": dash}},
+             "encoding": {"y": {**y, "field": "score"}, "strokeDash": dash}},
             {"mark": {"type": "circle", "size": 40, "opacity": 1}, "encoding": {"y": {**y, "field": "score"},
                                                                               "tooltip": hover}},
         ],
+        "config": {"legend": {"labelFontSize": font_px}, "axis": {"labelFontSize": font_px, "titleFontSize": font_px}},
     }
 
 
