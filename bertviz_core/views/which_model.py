@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 
 from bertviz_core.figures import layer_label
 from bertviz_core.figures.charts import score_grid_figure
+from bertviz_core.measures.pooling import POOLINGS
 from bertviz_core.measures.pooling_grid import Cell
 from bertviz_core.model.models import ModelInfo
 from bertviz_core.views.page_views import layer_numbers
@@ -120,10 +121,13 @@ def layers_spec(table: pd.DataFrame, order: Sequence[str], measure: str, title: 
                 font_px: int = 12, height_px: int | None = None) -> dict[str, Any]:
     """Each model's score by layer as a Vega-Lite chart on a canvas (for ``st.vega_lite_chart``, its data as the
     named dataset "scores": model, strategy, layer, line, score, low, high): a line per model and strategy (colour:
-    model, in ``order``; dash: strategy), its 95 % interval shaded around it, hover to 3 decimals. ``title``: one
+    model, in ``order``; dash: strategy, in the pooling registry's order), its 95 % interval shaded around it, hover
+    to 3 decimals; the models' legend two to a row. ``title``: one
     line, or the lines it is wrapped to; text in ``font_px``; ``height_px`` the whole chart's, its title, axes and
     legends within it, 480 by default."""
-    strategies = list(dict.fromkeys(table["strategy"]))
+    registry = list(POOLINGS)  # each strategy's dash in the registry's order, not the ranking's, which moves
+    strategies = sorted(set(table["strategy"]), key=lambda name: (registry.index(name) if name in registry
+                                                                  else len(registry), name))
     layers = sorted(set(int(layer) for layer in table["layer"]))
     scores = pd.DataFrame({"model": table["model"].astype(str), "strategy": table["strategy"].astype(str),
                            "layer": [layer_label(int(layer)) for layer in table["layer"]],
@@ -131,7 +135,7 @@ def layers_spec(table: pd.DataFrame, order: Sequence[str], measure: str, title: 
                            "high": table["high"].astype(float)})
     scores["line"] = scores["model"] + " · " + scores["strategy"]
     legend = {"orient": "bottom", "title": None, "labelLimit": 0, "symbolOpacity": 1, "offset": 4}
-    colour = {"field": "model", "type": "nominal", "legend": legend,
+    colour = {"field": "model", "type": "nominal", "legend": legend | {"columns": 2},  # up to 4 long names
               "scale": {"domain": list(order), "range": [COLOURS[i % len(COLOURS)] for i in range(len(order))]}}
     dashes = [DASH_ARRAYS[i % len(DASH_ARRAYS)] for i, _ in enumerate(strategies)]
     dash = {"field": "strategy", "type": "nominal", "scale": {"domain": strategies, "range": dashes},
@@ -150,7 +154,8 @@ def layers_spec(table: pd.DataFrame, order: Sequence[str], measure: str, title: 
         "width": "container", "height": height_px or 480, "autosize": {"type": "fit", "contains": "padding"},
         "datasets": {"scores": scores}, "data": {"name": "scores"},
         "encoding": {"x": {"field": "layer", "type": "ordinal", "sort": [layer_label(layer) for layer in layers],
-                           "title": None, "axis": {"labelLimit": 0, "labelAngle": -40 if slanted else 0}},
+                           "title": None, "axis": {"labelLimit": 0, "labelAngle": -40 if slanted else 0,
+                                                   "labelOverlap": False}},  # every layer named
                      "color": colour, "detail": {"field": "line"}},
         "layer": [
             {"mark": {"type": "area", "opacity": 0.15, "tooltip": False},

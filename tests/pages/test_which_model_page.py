@@ -22,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 from bertviz_core import BUNDLED_MODEL, Encoder, load_encoder, open_store
 from bertviz_core.corpora import news_topics, sentence_pairs
 from bertviz_core.figures import layer_label
+from bertviz_core.measures.pooling import POOLINGS
 from bertviz_core.measures.pooling_grid import Cell
 from bertviz_core.measures.task_measures import NO_ORDER, check_pairs
 from bertviz_core.model.models import UNTRAINED_TWIN
@@ -109,6 +110,8 @@ def test_the_default_view_equals_rank_models_and_settings_run_no_model(news_pool
                                got[["score", "low", "high"]].astype(float), rtol=0, atol=1e-9)
     assert lines["line"].nunique() == 4 and spec["encoding"]["color"]["scale"]["domain"] == [BUNDLED_MODEL,
                                                                                              UNTRAINED_TWIN]
+    dashes = next(layer["encoding"]["strokeDash"] for layer in spec["layer"] if "strokeDash" in layer["encoding"])
+    assert dashes["scale"]["domain"] == [name for name in POOLINGS if name in ("mean", "cls")]  # not the ranking's
     title = spec["title"]["text"]  # wrapped to the column: its lines; the view's label is the whole title
     assert " ".join(title if isinstance(title, list) else [title]) == spec["description"]
     assert spec["description"].startswith("silhouette (cosine) by layer")
