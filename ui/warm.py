@@ -208,13 +208,12 @@ def warm_up(model: str, device: str) -> None:
     info = load(*key)
     if info is None:
         return
+    steps = [call for name in warm_steps() for call in WARM_STEPS[name](key, info)]
 
     def run_steps(report: object) -> None:
-        for name in warm_steps():
-            wait_for_quiet()  # a step's calls are made when it starts, not all at first: that imports and reads data
-            for call in WARM_STEPS[name](key, info):
-                wait_for_quiet()
-                call()
+        for step in steps:
+            wait_for_quiet()
+            step()
 
     at_low_priority(run_steps)  # a visitor's page wins the two cores (the model itself loaded at normal priority)
     record("warm-up done")
