@@ -30,9 +30,10 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
     both its labels; NaN cells read ``MISSING``; each of ``best_cells`` (row, column) boxed in red (one best, or
     every cell of a tie). ``title``: one line, or its lines; ``description`` (the title by default) labels the view
     for a screen reader. ``colorscale`` is one of ``SCHEMES``; ``zrange`` fixes the colour scale's ends, ``zmid``
-    its middle. Rows are ``CELL_PX`` tall, or share ``height_px`` when that is less (presentation mode); text is
-    ``font_px``, the row labels and the cells' numbers as large as their rows and columns allow, the numbers left
-    out (on hover alone) where that is under ``min_font_px``.
+    its middle. Rows are ``CELL_PX`` tall, or share ``height_px`` when that is less (presentation mode), but are
+    never shorter than ``min_font_px``: a heatmap of more rows than that allows runs past ``height_px``, each row
+    named. Text is ``font_px``, the row labels and the cells' numbers as large as their rows and columns allow, the
+    numbers left out (on hover alone) where that is under ``min_font_px``.
     Returns the spec (its data as the named dataset "cells", for ``st.vega_lite_chart``) and the cells as a frame:
     row, column, value, text, hover, dark, best."""
     values = np.asarray(matrix, dtype=float)
@@ -58,7 +59,8 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
         if not (0 <= row < rows and 0 <= col < cols):
             raise ValueError(f"A best cell ({row}, {col}) lies outside the heatmap's {rows} × {cols} cells.")
         cells.loc[row * cols + col, "best"] = True
-    row_px = CELL_PX[annotate] if height_px is None else max(1, min(CELL_PX[annotate], height_px // rows))
+    # squeezed onto one screen, but never below the least text size: every row keeps its name, however tall
+    row_px = CELL_PX[annotate] if height_px is None else max(min_font_px, min(CELL_PX[annotate], height_px // rows))
     cell_font_px = min(font_px, row_px - 6)  # the numbers shrink with rows squeezed onto one screen
     scale = {"scheme": scheme, "reverse": reverse, "domain": [float(low), float(high)]} | (
         {"domainMid": float(zmid)} if zmid is not None else {})
@@ -70,9 +72,9 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
     x = {"field": "column", "type": "ordinal", "sort": list(x_labels), "axis": {
         **axis, "orient": "bottom", "labelOverlap": False, "labelAngle": {"expr": f"{slant} ? -40 : 0"},
         "labelAlign": {"expr": f"{slant} ? 'right' : 'center'"}}}
-    # rows squeezed onto one screen: labels as tall as a row, every other one left out past that
+    # rows squeezed onto one screen: labels as tall as a row, each one named (Vega would leave crowded ones out)
     y = {"field": "row", "type": "ordinal", "sort": list(y_labels),
-         "axis": {**axis, "labelFontSize": min(font_px, max(row_px, 8)), "labelOverlap": "parity"}}
+         "axis": {**axis, "labelFontSize": min(font_px, row_px), "labelOverlap": False}}
     tooltip = [{"field": "row", "type": "ordinal"}, {"field": "column", "type": "ordinal"},
                {"field": "hover", "type": "nominal", "title": "value"}]
     # numbers shrink to a narrow column (many columns, or half a screen), and show on hover alone past the least size

@@ -98,6 +98,18 @@ def test_a_canvas_heatmap_holds_every_cell_in_order_with_its_number_and_contrast
     assert box["mark"]["stroke"] == "red" and box["transform"] == [{"filter": "datum.best"}]
 
 
+def test_a_canvas_heatmap_squeezed_onto_one_screen_still_names_every_row() -> None:
+    from bertviz_core.figures.canvas_heatmaps import heatmap_spec
+
+    labels = [f"row {i}" for i in range(60)]
+    few, _ = heatmap_spec(np.zeros((10, 3)), ["a", "b", "c"], labels[:10], "t", height_px=300, min_font_px=14)
+    many, _ = heatmap_spec(np.zeros((60, 3)), ["a", "b", "c"], labels, "t", height_px=300, min_font_px=14)
+    assert few["height"] == 10 * 30 and many["height"] == 60 * 14  # past one screen rather than a row unnamed
+    for spec in (few, many):  # every row's label at the text size, none left out
+        axis = spec["encoding"]["y"]["axis"]
+        assert axis["labelOverlap"] is False and axis["labelFontSize"] == 12
+
+
 @pytest.mark.parametrize(("labels", "colorscale", "best", "said"), [
     ((["a", "b"], ["r0", "r1"]), "Blues", (), "needs 2 row and 3 column labels"),
     ((["a", "b", "c"], ["r0", "r1"]), "Jet", (), "Unknown colour scale 'Jet'"),
