@@ -8,9 +8,10 @@ from bertviz_core import recipes
 from bertviz_core.corpora import TUTORIAL
 from bertviz_core.model.lengths import cut_note
 from bertviz_core.views.page_views import VOCAB_SHOWN, default_padding, token_counts, vocab_rows, vocab_window
-from bertviz_core.words.tokens import annotate_tokens, highlight_html, token_scheme, unknown_characters
+from bertviz_core.words.tokens import token_scheme, unknown_characters
 from bertviz_core.words.vocab import kind_counts, search_vocabulary
 from ui import (
+    annotated_tokens,
     cut_warning,
     download_csv,
     encoder,
@@ -19,6 +20,7 @@ from ui import (
     model_key,
     table,
     teaching_panel,
+    token_highlight,
     tokenize_text,
     vocabulary, text_bind,
 )
@@ -44,7 +46,7 @@ if pad:
     pad_to = int(right.number_input(f"T (from {n_tokens} to {info.max_length})", n_tokens, info.max_length,
                                     default_padding(n_tokens, info.max_length), key="tok_T", bind="query-params"))
 scheme = token_scheme(loaded.tokenizer)
-tokens = annotate_tokens(tokenize_text(model_key(), text, pair, pad_to), text, pair, scheme.continuation)
+tokens = annotated_tokens(model_key(), text, pair, pad_to)
 
 teaching_panel(
     f"Each row is one token the model sees: its {scheme.name} string, its row (ID) in the embedding table, "
@@ -82,10 +84,10 @@ with tab_tokens:
     if tab_tokens.open:
         st.caption("The text with each token's span shaded: one colour per word, a dark bar before each piece that "
                    "continues a word, red for [UNK]. Hover a span for its token and ID.")
-        st.html(highlight_html(tokens, text, loaded.tokenizer.unk_token))
+        st.html(token_highlight(model_key(), text, pair, pad_to, 0))
         if pair:
             st.caption("Second sentence (segment 1):" if loaded.uses_segments else "Second sentence:")
-            st.html(highlight_html(tokens, pair, loaded.tokenizer.unk_token, sequence=1))
+            st.html(token_highlight(model_key(), text, pair, pad_to, 1))
         shown = tokens[["position", "token", "id", "segment", "attention_mask", "word_index", "piece", "word",
                         "start", "end"]]
         if pair and loaded.segments_note:

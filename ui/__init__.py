@@ -9,9 +9,9 @@ presentation mode), ``uploads`` (a CSV upload as a page's corpus), ``text_picker
 ``page_parts/`` (what one page alone needs: Compare models, Why similar, Masked words, Task measures, Which model?).
 """
 from ui.cached import (
-    compared, corpus_contextuality, corpus_lengths, correlation_scores, map_cell, masked_lens, masks,
-    neighbour_summary, pooling_cell, probe_cell, sentence_neighbours, task_scoring, token_neighbours, tokenize_text,
-    vocabulary, word_contextuality, word_occurrences,
+    annotated_tokens, compared, corpus_contextuality, corpus_lengths, correlation_scores, map_cell, masked_lens,
+    masks, neighbour_summary, pooling_cell, probe_cell, sentence_neighbours, task_scoring, token_highlight,
+    token_neighbours, tokenize_text, vocabulary, word_contextuality, word_occurrences,
 )
 from ui.display import (
     chart, cut_warning, download_csv, download_npy, int_slider, literal, literal_but_bold, or_stop, progress_over,
@@ -82,7 +82,7 @@ from ui.widgets import (
 )
 
 __all__ = [
-    "active_info", "aligned_pair", "allowed_models", "apply_preset", "at_low_priority", "attention_summary",
+    "active_info", "aligned_pair", "allowed_models", "annotated_tokens", "apply_preset", "at_low_priority", "attention_summary",
     "attention_weights", "attribution", "attribution_code", "BUNDLED_MODEL", "canvas_chart", "canvas_heatmap",
     "canvas_table_heatmap", "chart", "choose", "columns", "compared", "comparison_code", "contextuality_view",
     "corpus_contextuality", "corpus_digest", "corpus_downloads", "corpus_lengths", "corpus_source",
@@ -99,6 +99,6 @@ __all__ = [
     "probe_grids_view", "probe_store_view", "progress_over", "ranking_store_view", "remembered_failure", "result_store",
     "scatter_grid", "score_grid_view", "scored_pairs", "sentence_neighbours", "set_shared_senses", "shared_senses",
     "show_in_picker", "store_view", "strategy_label", "table", "task_scoring", "teaching_panel", "text_bind",
-    "texts_edited", "token_index", "token_neighbours", "tokenization_table", "tokenize_text", "vocabulary",
+    "texts_edited", "token_highlight", "token_index", "token_neighbours", "tokenization_table", "tokenize_text", "vocabulary",
     "with_progress", "word_contextuality", "word_occurrences"
 ]

@@ -102,6 +102,27 @@ def tokenize_text(key: tuple[str, str], text: str, text_pair: str | None, pad_to
     return get_encoder(*key).tokenize(text, text_pair, pad_to)
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
+def annotated_tokens(key: tuple[str, str], text: str, text_pair: str | None, pad_to: int | None) -> pd.DataFrame:
+    """Cached ``tokens.annotate_tokens`` of ``tokenize_text``, pieces named by the model's own scheme."""
+    from bertviz_core.words.tokens import annotate_tokens, token_scheme
+
+    continuation = token_scheme(get_encoder(*key).tokenizer).continuation
+    return annotate_tokens(tokenize_text(key, text, text_pair, pad_to), text, text_pair, continuation)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def token_highlight(key: tuple[str, str], text: str, text_pair: str | None, pad_to: int | None,
+                    sequence: int) -> str:
+    """Cached ``tokens.highlight_html`` of ``annotated_tokens``: the text (``sequence`` 0) or the pair's second
+    (1) with each token's span shaded."""
+    from bertviz_core.words.tokens import highlight_html
+
+    shown = text if sequence == 0 else text_pair
+    return highlight_html(annotated_tokens(key, text, text_pair, pad_to), shown or "", get_encoder(*key).tokenizer.unk_token,
+                          sequence)
+
+
 @st.cache_data(max_entries=16, show_spinner="Counting tokens…")
 def corpus_lengths(key: tuple[str, str], corpus_id: str, _texts: tuple[str, ...]) -> Lengths:
     """``Encoder.lengths`` of a corpus (tokenizing only, no model run), keyed by its digest ``corpus_id``."""

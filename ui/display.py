@@ -139,7 +139,9 @@ def table(frame: pd.DataFrame, key: str, height: int = 600, row_css: pd.Series |
     # missing values (a special token has no word, start or end) show as a dash, not "None" or "nan"
     styler = (markdown_safe(frame) if static else frame).style.format(precision=3, na_rep="—")  # st.table: Markdown
     if row_css is not None:
-        styler = styler.apply(lambda row: [row_css[row.name]] * len(row), axis=1)
+        # every cell of a row at once (a function per row took ~2 ms a table)
+        styler = styler.apply(lambda cells: pd.DataFrame({column: row_css.reindex(cells.index).to_numpy()
+                                                          for column in cells.columns}, index=cells.index), axis=None)
     with st.container(key=key):
         if static:
             st.table(styler, hide_index=True)
