@@ -3,7 +3,8 @@ alike token in the other text (MaxSim)."""
 import streamlit as st
 
 from bertviz_core.measures.attribution import DEFAULT_STEPS, MAX_TOKENS, PAIR_STRATEGIES, REFERENCES, default_at_layer
-from bertviz_core.figures.pair_figures import pair_heatmap, pair_lines_figure
+from bertviz_core.figures import token_labels
+from bertviz_core.figures.pair_figures import pair_lines_figure
 from bertviz_core.views.token_pairs import (
     DEFAULT_PAIR,
     STEP_CHOICES,
@@ -14,8 +15,8 @@ from bertviz_core.views.token_pairs import (
     colour_reach,
 )
 from ui import (
-    attribution, attribution_code, chart, columns, cut_notice, download_csv, encoder, ensure_app_navigation,
-    int_slider, maxsim, model_key, model_of, or_stop, table, teaching_panel, text_bind,
+    attribution, attribution_code, canvas_heatmap, chart, columns, cut_notice, download_csv, encoder,
+    ensure_app_navigation, int_slider, maxsim, model_key, model_of, or_stop, table, teaching_panel, text_bind,
 )
 
 ensure_app_navigation()
@@ -59,8 +60,12 @@ pairs = maxsim(model_key(), model_of(model_key()), first, second, layer, cut)
 pairs_tab, shares_tab = st.tabs(VIEWS, key="wy_view", bind="query-params", on_change="rerun")
 with pairs_tab:
     if pairs_tab.open:
-        chart(pair_heatmap(result.matrix, result.first_tokens, result.second_tokens, attribution_title(result),
-                           colour_reach(result)), key="wy_matrix")
+        # the first text's tokens down the side, the second's across; blue adds to the cosine, red takes away
+        reach = colour_reach(result)
+        canvas_heatmap(result.matrix, token_labels(result.second_tokens), token_labels(result.first_tokens),
+                       attribution_title(result), "wy_matrix", colorscale="RdBu", zrange=(-reach, reach), zmid=0,
+                       annotate=False, x_title="second text", y_title="first text", value_title="share",
+                       hover_format="+.3g")  # 3 significant figures: most shares are too small for 3 decimals
 with shares_tab:
     if shares_tab.open:
         chart(pair_lines_figure(result.first_tokens, result.second_tokens, result.first_shares,

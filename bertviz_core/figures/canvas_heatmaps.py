@@ -23,11 +23,14 @@ MISSING = "—"  # a cell without a value, as the tables show one
 def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], title: str | list[str],
                  colorscale: str = "Blues", zrange: tuple[float, float] | None = None, zmid: float | None = None,
                  annotate: bool = True, best_cells: Sequence[tuple[int, int]] = (), font_px: int = 12,
-                 height_px: int | None = None, min_font_px: int = 8,
-                 description: str | None = None) -> tuple[dict, pd.DataFrame]:
+                 height_px: int | None = None, min_font_px: int = 8, description: str | None = None,
+                 x_title: str | None = None, y_title: str | None = None, hover_format: str = ".3f",
+                 value_title: str = "value") -> tuple[dict, pd.DataFrame]:
     """A heatmap of ``matrix`` (rows, columns), ``y_labels`` down the side (the first at the top) and ``x_labels``
-    across; with ``annotate`` each cell's value to 2 decimals in it (white on the darker cells); on hover to 3 with
-    both its labels; NaN cells read ``MISSING``; each of ``best_cells`` (row, column) boxed in red (one best, or
+    across; with ``annotate`` each cell's value to 2 decimals in it (white on the darker cells); on hover as
+    ``value_title`` in ``hover_format`` (a Python format spec: 3 decimals, or "+.3g" for small signed values) with
+    both its labels, each titled as its axis (``x_title`` across, at the axis's right end, ``y_title`` down the
+    side, or none); NaN cells read ``MISSING``; each of ``best_cells`` (row, column) boxed in red (one best, or
     every cell of a tie). ``title``: one line, or its lines; ``description`` (the title by default) labels the view
     for a screen reader. ``colorscale`` is one of ``SCHEMES``; ``zrange`` fixes the colour scale's ends, ``zmid``
     its middle. Rows are ``CELL_PX`` tall, or share ``height_px`` when that is less (presentation mode), but are
@@ -53,7 +56,7 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
     cells = pd.DataFrame({
         "row": np.repeat(list(y_labels), cols), "column": np.tile(list(x_labels), rows), "value": values.ravel(),
         "text": [MISSING if np.isnan(v) else f"{v:.2f}" for v in values.ravel()],
-        "hover": [MISSING if np.isnan(v) else f"{v:.3f}" for v in values.ravel()],
+        "hover": [MISSING if np.isnan(v) else f"{v:{hover_format}}" for v in values.ravel()],
         "dark": (dark & np.isfinite(values)).ravel(), "best": np.zeros(rows * cols, dtype=bool)})
     for row, col in best_cells:
         if not (0 <= row < rows and 0 <= col < cols):
@@ -64,19 +67,24 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
     cell_font_px = min(font_px, row_px - 6)  # the numbers shrink with rows squeezed onto one screen
     scale = {"scheme": scheme, "reverse": reverse, "domain": [float(low), float(high)]} | (
         {"domainMid": float(zmid)} if zmid is not None else {})
-    # each label at its row's or column's middle (Streamlit's theme pulls the end labels in)
-    axis = {"title": None, "labelFontSize": font_px, "labelAngle": 0, "labelLimit": 240, "ticks": False,
-            "domain": False, "labelFlush": False, "labelBound": False}
+    # each label at its row's or column's middle (Streamlit's theme pulls the end labels in), beside it (the theme's
+    # 1rem is 22 px in presentation mode)
+    axis = {"titleFontSize": font_px, "titlePadding": 6, "labelFontSize": font_px, "labelAngle": 0, "labelLimit": 240,
+            "ticks": False, "domain": False, "labelFlush": False, "labelBound": False, "labelPadding": 4}
     # every column named: its label slants where a column is narrower than it (Vega would leave crowded ones out)
     slant = f"bandwidth('x') < {0.6 * font_px * max((len(label) for label in x_labels), default=1) + 6:.0f}"
+    # its title at the axis's right end, beside the last label (slanted ones reach down left) and below the legend: no
+    # line of its own under the labels, which one screen in presentation mode has no room for
     x = {"field": "column", "type": "ordinal", "sort": list(x_labels), "axis": {
-        **axis, "orient": "bottom", "labelOverlap": False, "labelAngle": {"expr": f"{slant} ? -40 : 0"},
+        **axis, "title": x_title, "titleAnchor": "end", "titleAlign": "left", "titleAngle": 0, "titleBaseline": "top",
+        "titleY": 2 * font_px, "orient": "bottom", "labelOverlap": False, "labelAngle": {"expr": f"{slant} ? -40 : 0"},
         "labelAlign": {"expr": f"{slant} ? 'right' : 'center'"}}}
     # rows squeezed onto one screen: labels as tall as a row, each one named (Vega would leave crowded ones out)
     y = {"field": "row", "type": "ordinal", "sort": list(y_labels),
-         "axis": {**axis, "labelFontSize": min(font_px, row_px), "labelOverlap": False}}
-    tooltip = [{"field": "row", "type": "ordinal"}, {"field": "column", "type": "ordinal"},
-               {"field": "hover", "type": "nominal", "title": "value"}]
+         "axis": {**axis, "title": y_title, "labelFontSize": min(font_px, row_px), "labelOverlap": False}}
+    tooltip = [{"field": "row", "type": "ordinal"} | ({"title": y_title} if y_title else {}),
+               {"field": "column", "type": "ordinal"} | ({"title": x_title} if x_title else {}),
+               {"field": "hover", "type": "nominal", "title": value_title}]
     # numbers shrink to a narrow column (many columns, or half a screen), and show on hover alone past the least size
     fitted = f"min({cell_font_px}, (bandwidth('x') - 4) / {0.6 * max((len(t) for t in cells['text']), default=1):.2f})"
     numbers = [{"mark": {"type": "text", "fontSize": {"expr": fitted},

@@ -8,29 +8,15 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from bertviz_core.figures import heatmap_figure, plain, plains, token_labels
+from bertviz_core.figures import plain, plains
 
 ROW_PX = 24
-MIN_HEATMAP_PX = 440  # presentation mode fits it to its one screen
 LINES = {"first": ("#2563eb", "solid"), "second": ("#ea580c", "dot")}  # a text's tokens' MaxSim lines
 
 
 def _positions(count: int, rows: int) -> np.ndarray:
     """y of ``count`` tokens spread over ``rows`` rows, from the top."""
     return np.arange(count) * (rows - 1) / max(count - 1, 1) if count > 1 else np.zeros(1)
-
-
-def pair_heatmap(matrix: np.ndarray, first_tokens: Sequence[str], second_tokens: Sequence[str], title: str,
-                 reach: float) -> go.Figure:
-    """The (tokens of first, tokens of second) shares, the first text down the side and the second across, blue
-    adding and red taking away, the colour scale from -``reach`` to ``reach``; a cell's hover gives its share to
-    three significant figures (most are small)."""
-    figure = heatmap_figure(matrix, token_labels(second_tokens), token_labels(first_tokens), title, colorscale="RdBu",
-                            zmid=0, zrange=(-reach, reach))
-    figure.update_traces(hovertemplate="first %{y} · second %{x}<br>share %{z:+.3g}<extra></extra>")
-    figure.update_layout(xaxis_title="second text", yaxis_title="first text",
-                         height=max(figure.layout.height, MIN_HEATMAP_PX))  # short texts: room for the title
-    return figure
 
 
 def pair_lines_figure(first_tokens: Sequence[str], second_tokens: Sequence[str], first_shares: np.ndarray,

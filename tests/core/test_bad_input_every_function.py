@@ -58,9 +58,8 @@ EXEMPT: dict[str, str] = {
        for name in ("max_length", "config_value", "checkpoint_keys")},
     "Encoder.eager_model": "takes no argument",
     "Encoder.mlm_head": "takes no argument (the 'without a head' error is a logit_lens case)",
-    **{f"pair_figures.{name}": "draws the (checked) result of attribution.pair_attribution and "
-                               "token_pairs.maxsim_pairs; it computes no number"
-       for name in ("pair_lines_figure", "pair_heatmap")},
+    "pair_figures.pair_lines_figure": "draws the (checked) result of attribution.pair_attribution and "
+                                      "token_pairs.maxsim_pairs; it computes no number",
     "encoder.record": "writes a log line for tests and benchmarks; no user input",
     "encoding.trim_offset": "trims the offsets the tokenizer gave, inside the Encoder",
     "token_index.index_rows": "builds token_index's rows from its own tokenizer output",

@@ -110,6 +110,23 @@ def test_a_canvas_heatmap_squeezed_onto_one_screen_still_names_every_row() -> No
         assert axis["labelOverlap"] is False and axis["labelFontSize"] == 12
 
 
+def test_a_canvas_heatmap_titles_its_axes_and_hovers_in_the_format_asked() -> None:
+    from bertviz_core.figures.canvas_heatmaps import heatmap_spec
+
+    matrix = np.array([[0.0123456, -0.0000412], [0.5, -0.25]])
+    plain, cells = heatmap_spec(matrix, ["a", "b"], ["r0", "r1"], "t")  # by default: 3 decimals, no axis titles
+    assert list(cells["hover"]) == ["0.012", "-0.000", "0.500", "-0.250"]
+    assert [plain["encoding"][axis]["axis"]["title"] for axis in "xy"] == [None, None]
+    assert [field.get("title") for field in plain["encoding"]["tooltip"]] == [None, None, "value"]
+    shares, cells = heatmap_spec(matrix, ["a", "b"], ["r0", "r1"], "t", x_title="second text", y_title="first text",
+                                 hover_format="+.3g", value_title="share")
+    assert list(cells["hover"]) == ["+0.0123", "-4.12e-05", "+0.5", "-0.25"]  # a tiny share keeps its digits
+    assert [shares["encoding"][axis]["axis"]["title"] for axis in "xy"] == ["second text", "first text"]
+    across = shares["encoding"]["x"]["axis"]  # level at the axis's right end: no line of its own under the labels
+    assert (across["titleAnchor"], across["titleAlign"], across["titleAngle"]) == ("end", "left", 0)
+    assert [field.get("title") for field in shares["encoding"]["tooltip"]] == ["first text", "second text", "share"]
+
+
 @pytest.mark.parametrize(("labels", "colorscale", "best", "said"), [
     ((["a", "b"], ["r0", "r1"]), "Blues", (), "needs 2 row and 3 column labels"),
     ((["a", "b", "c"], ["r0", "r1"]), "Jet", (), "Unknown colour scale 'Jet'"),

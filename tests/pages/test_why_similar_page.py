@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import chart, chart_title, open_page, open_tab, plotly_array, table
+from conftest import canvas_heatmap, canvas_keys, canvas_values, chart, charts, open_page, open_tab, table
 from page_checks import LONG, PageChecks, choose, typed
 
 from bertviz_core import Encoder
+from bertviz_core.figures import token_labels
 from bertviz_core.measures.attribution import MAX_TOKENS, pair_attribution
 from bertviz_core.views.token_pairs import DEFAULT_PAIR, attribution_title, maxsim_pairs
+from ui.layout.present import MIN_FONT_PX
 
 CHECKS = PageChecks(
     timed_change=("reference", "", choose("Reference", ("[MASK]", "[PAD]"))),
@@ -25,7 +27,7 @@ SHARES = "Each token's share and MaxSim"
 
 
 def matrix(at) -> np.ndarray:  # noqa: ANN001
-    return plotly_array(chart(at, "wy_matrix")["data"][0]["z"]).astype(float)
+    return canvas_values(at, "wy_matrix")
 
 
 @pytest.mark.slow
@@ -33,7 +35,23 @@ def test_the_default_pair_equals_the_core(bundled: Encoder) -> None:
     at = open_page(PAGE)
     expected = pair_attribution(bundled, *DEFAULT_PAIR)
     np.testing.assert_allclose(matrix(at), expected.matrix, atol=1e-5)
-    assert chart_title(chart(at, "wy_matrix")).replace("<br>", " ") == attribution_title(expected)
+    spec, cells = canvas_heatmap(at, "wy_matrix")
+    title = spec["title"]["text"]  # wrapped to its column: its lines
+    assert " ".join([title] if isinstance(title, str) else title) == spec["description"] == attribution_title(expected)
+    # every token of both texts named: the first text's down the side, the second's across, each axis titled
+    assert spec["encoding"]["y"]["sort"] == token_labels(expected.first_tokens)
+    assert spec["encoding"]["x"]["sort"] == token_labels(expected.second_tokens)
+    assert [spec["encoding"][axis]["axis"]["title"] for axis in "xy"] == ["second text", "first text"]
+    # no number in the cells; on hover a signed share to 3 significant figures (most are too small for 3 decimals)
+    assert len(spec["layer"]) == 1
+    assert [field.get("title") for field in spec["encoding"]["tooltip"]] == ["first text", "second text", "share"]
+    assert cells["hover"].str.match(r"^[+-]").all()
+    np.testing.assert_allclose(cells["hover"].astype(float), cells["value"], rtol=5e-3)
+    assert (cells["value"].abs() < 1e-3).any()  # a share that 3 decimals would show as 0.000
+    reach = float(np.abs(expected.matrix).max())
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]
+    assert scale["scheme"] == "redblue" and scale["domainMid"] == 0
+    np.testing.assert_allclose(scale["domain"], [-reach, reach], atol=1e-5)
     story = " ".join(i.value for i in at.info)
     assert f"Cosine **{expected.score:.3f}**" in story and "from the token pairs" in story
     assert "wy_lines" not in chart_keys(at), "only the open tab is drawn"
@@ -72,9 +90,23 @@ def test_an_empty_side_says_what_is_missing() -> None:
 
 
 def chart_keys(at) -> list[str]:  # noqa: ANN001
-    from conftest import charts
+    """The keys of the charts drawn: plotly's, and the canvas heatmap's."""
+    return [*charts(at), *canvas_keys(at, ["wy_matrix"])]
 
-    return list(charts(at))
+
+@pytest.mark.slow
+def test_presentation_mode_names_every_token_of_both_texts(bundled: Encoder) -> None:
+    # a canvas has no text for the browser's check (test_presentation.py): every label drawn at the least size
+    at = open_page(PAGE)
+    at.sidebar.toggle(key="present").set_value(True).run()
+    assert not at.exception
+    expected = pair_attribution(bundled, *DEFAULT_PAIR)
+    spec, _ = canvas_heatmap(at, "wy_matrix")
+    for axis, tokens in (("y", expected.first_tokens), ("x", expected.second_tokens)):
+        shown = spec["encoding"][axis]
+        assert shown["sort"] == token_labels(tokens)
+        assert shown["axis"]["labelOverlap"] is False and shown["axis"]["labelFontSize"] >= MIN_FONT_PX
+    assert spec["height"] >= len(expected.first_tokens) * MIN_FONT_PX  # no row squeezed below its label
 
 
 @pytest.mark.slow

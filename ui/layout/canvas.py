@@ -15,10 +15,13 @@ from ui.links import presenting
 
 def canvas_heatmap(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], title: str, key: str,
                    colorscale: str = "Blues", zrange: tuple[float, float] | None = None, zmid: float | None = None,
-                   annotate: bool = True, best_cells: Sequence[tuple[int, int]] = (), container: Any = None) -> None:
+                   annotate: bool = True, best_cells: Sequence[tuple[int, int]] = (), container: Any = None,
+                   x_title: str | None = None, y_title: str | None = None, hover_format: str = ".3f",
+                   value_title: str = "value") -> None:
     """``canvas_heatmaps.heatmap_spec`` of ``matrix`` (rows, columns) drawn in a container keyed ``key`` (on
     ``container``: a column, or the page), its title wrapped to the column; in presentation mode its text is larger
-    and its rows share one screen. Streamlit's toolbar saves it as PNG."""
+    and its rows share one screen. ``x_title``, ``y_title`` (the axes' titles, none by default), ``hover_format`` and
+    ``value_title`` (a cell's number on hover) are ``heatmap_spec``'s. Streamlit's toolbar saves it as PNG."""
     from bertviz_core.figures.canvas_heatmaps import heatmap_spec
 
     shown = presenting()
@@ -29,7 +32,8 @@ def canvas_heatmap(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequen
     spec, _ = heatmap_spec(matrix, x_labels, y_labels, lines if len(lines) > 1 else title, colorscale, zrange, zmid,
                            annotate=annotate, best_cells=best_cells, font_px=font_px,
                            height_px=int(present.CHART_PX - (2 + len(lines)) * present.LINE_PX - below) if shown
-                           else None, min_font_px=present.MIN_FONT_PX if shown else 8, description=title)
+                           else None, min_font_px=present.MIN_FONT_PX if shown else 8, description=title,
+                           x_title=x_title, y_title=y_title, hover_format=hover_format, value_title=value_title)
     _draw(spec, key, container)
 
 
