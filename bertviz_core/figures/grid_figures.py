@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 
 from bertviz_core.figures import hover_texts, plain, plains
+from bertviz_core.figures.canvas_heatmaps import CANVAS_CONFIG
 
 
 SVG_POINTS = 40_000  # points in a whole PCA grid up to which it is drawn as SVG
@@ -31,7 +32,7 @@ class Panel:
 
 
 def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Sequence[str] | None,
-                    texts: Sequence[str], panel_px: int = 250, webgl: bool = False) -> go.Figure:
+                    texts: Sequence[str], panel_px: int = 250) -> go.Figure:
     """PCA scatters in a grid; points coloured by label (grey when there are none), hover shows the text.
 
     One trace per panel, coloured point by point, and the grid laid out directly (subplot axes
@@ -48,7 +49,7 @@ def pca_grid_figure(panels: Sequence[Panel], rows: int, cols: int, labels: Seque
     colours = [colour[label] for label in labels] if labels is not None else "#64748b"
     custom = np.array(list(zip(plains(hover), plains(labels if labels is not None else ["text"] * len(texts)))))
     # SVG draws a few thousand points faster than WebGL; WebGL beyond that.
-    kind = "scatter" if len(texts) * len(panels) <= SVG_POINTS and not webgl else "scattergl"
+    kind = "scatter" if len(texts) * len(panels) <= SVG_POINTS else "scattergl"
     # The legend sits 40 px above the first row, clear of its two-line titles, whatever the height.
     data, layout = [], {"annotations": [], "height": plot_px + 80, "margin": dict(l=10, r=10, t=70, b=10),
                         "legend": dict(orientation="h", y=1 + 40 / plot_px, yanchor="bottom")}
@@ -158,7 +159,7 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
                           "tooltip": [{"field": "text", "type": "nominal"}]
                           + ([{"field": "label", "type": "nominal"}] if named else [])}},
         ],
-        "config": {"legend": {"orient": "top", "labelFontSize": font_px + 1, "offset": 8, "padding": 0}},
+        "config": {"legend": {"orient": "top", "labelFontSize": font_px + 1, "offset": 8, "padding": 0}, **CANVAS_CONFIG},
     }
     return spec, data
 

@@ -14,6 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bertviz_core.figures import layer_label
+from bertviz_core.figures.canvas_heatmaps import CANVAS_CONFIG
 from bertviz_core.figures.charts import score_grid_figure
 from bertviz_core.measures.pooling import POOLINGS
 from bertviz_core.measures.pooling_grid import Cell
@@ -165,7 +166,8 @@ def layers_spec(table: pd.DataFrame, order: Sequence[str], measure: str, title: 
             {"mark": {"type": "circle", "size": 40, "opacity": 1}, "encoding": {"y": {**y, "field": "score"},
                                                                               "tooltip": hover}},
         ],
-        "config": {"legend": {"labelFontSize": font_px}, "axis": {"labelFontSize": font_px, "titleFontSize": font_px}},
+        "config": {**CANVAS_CONFIG, "legend": {"labelFontSize": font_px},
+                   "axis": {"labelFontSize": font_px, "titleFontSize": font_px}},
     }
 
 

@@ -33,6 +33,8 @@ def test_the_scatter_grid_keeps_each_panels_points_in_its_own_tile() -> None:
     assert list(spec["datasets"]["points"].columns) == ["gx", "gy", "label", "text"]
     assert list(points["text"]) == texts * 3  # the CSV keeps every text whole; the hover cuts a long one short
     assert list(spec["datasets"]["points"]["text"][:6]) == texts[:5] + [texts[5][:87] + "…"]
+    # drawn on a canvas, which exposes no mark item: Vega computes no ARIA description for each point
+    assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas" and spec["config"]["aria"] is False
     no_labels, _ = pca_grid_spec(panels, 2, None, [f"text {i}" for i in range(6)])
     assert no_labels["layer"][-1]["encoding"]["color"] == {"value": "#64748b"}
     assert no_labels["layer"][-1]["encoding"]["tooltip"] == [{"field": "text", "type": "nominal"}]  # no label to show
@@ -89,6 +91,7 @@ def test_a_canvas_heatmap_holds_every_cell_in_order_with_its_number_and_contrast
     assert scale == {"scheme": "blues", "reverse": True, "domain": [0.0, 1.0]}
     assert spec["encoding"]["y"]["sort"] == ["r0", "r1"] and spec["title"]["text"] == spec["description"]
     assert len(spec["layer"]) == 2  # the cells and their numbers; no best boxed
+    assert spec["config"]["aria"] is False  # a canvas exposes no cell: no ARIA description computed for each
     diverging, _ = heatmap_spec(matrix, ["a", "b", "c"], ["r0", "r1"], "t", colorscale="RdBu", zmid=0.0)
     assert diverging["layer"][0]["encoding"]["color"]["scale"]["domainMid"] == 0.0
     boxed, cells = heatmap_spec(matrix, ["a", "b", "c"], ["r0", "r1"], "t", best_cells=[(1, 2), (0, 1)])
