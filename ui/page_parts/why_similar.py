@@ -79,11 +79,11 @@ def cut_notice(key: tuple[str, str], first: str, second: str) -> None:
     """What the model's own length cut from either text, in one warning (numbered: text 1 is the first)."""
     from bertviz_core.model.lengths import cut_note
 
+    from ui.cached import corpus_lengths
     from ui.display import cut_warning
 
-    encoder = get_encoder(*key)
-    cut_warning(cut_note(encoder.info.max_length, [int(d) for d in encoder.lengths([first, second])[:, 1]],
-                         numbered=True))
+    dropped = corpus_lengths(key, corpus_digest((first, second)), (first, second)).dropped  # not tokenized each rerun
+    cut_warning(cut_note(get_encoder(*key).info.max_length, [int(d) for d in dropped], numbered=True))
 
 
 def attribution_code(info: ModelInfo, result: PairAttribution, first: str, second: str, cut: bool) -> str:
