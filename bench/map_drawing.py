@@ -4,8 +4,9 @@
 
 Candidates (what each draws is in APP below; bench-only packages: bench/requirements-maps.txt): plotly-scattergl
 (every point), vega-density (a 256x256 density under a 10,000-point sample), datashader-image (a server-drawn image
-under a sample, in plotly), plotly-density (the app's map_figures: a heatmap under a sample), embedding-atlas (its Streamlit
-component). Data: synthetic, seeded: 6 Gaussian blobs, 4 labels, float32 coordinates, texts "row <i>".
+under a sample, in plotly), app-map (the app's map_figures: a density image under a sample, one Vega-Lite view on a
+canvas), embedding-atlas (its Streamlit component). Data: synthetic, seeded: 6 Gaussian blobs, 4 labels, float32
+coordinates, texts "row <i>".
 Each candidate and size gets a fresh `streamlit run` of a temporary script (the project's .streamlit/config.toml,
 maxMessageSize 2,000 MB) and browser; each visit a fresh page. First draw: navigation start to the first poll where
 the script is idle and the candidate's canvas holds drawn pixels (no fixed sleep), timed in the page. Zoom and
@@ -31,7 +32,7 @@ from playwright.sync_api import Browser, Page, Playwright, Route, sync_playwrigh
 from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 
 FLOOR = ("plotly-scattergl", 100)  # a chart of 100 points: Streamlit's and plotly's own cost of a first draw
-CANDIDATES = ("plotly-scattergl", "vega-density", "datashader-image", "plotly-density", "embedding-atlas")
+CANDIDATES = ("plotly-scattergl", "vega-density", "datashader-image", "app-map", "embedding-atlas")
 DRAW_TIMEOUT_MS = 120_000
 CHECK_TIMEOUT_MS = 20_000  # one zoom or hover: past this it counts as "no"
 ATLAS_CDN = "https://cdn.jsdelivr.net/npm/@duckdb/duckdb-wasm@"
@@ -92,12 +93,12 @@ elif CANDIDATE == "datashader-image":  # every point drawn on the server, plotly
     fig.add_layout_image(source=image.to_pil(), xref="x", yref="y", x=lo[0], y=hi[1], sizex=hi[0] - lo[0],
                          sizey=hi[1] - lo[1], sizing="stretch", layer="below")
     st.plotly_chart(fig, key="map")
-elif CANDIDATE == "plotly-density":  # the app's own map (map_figures), built once as the app caches it: every
-    import sys  # point up to 100,000; beyond, a density image of every point under a 20,000-point sample
+elif CANDIDATE == "app-map":  # the app's own map (map_figures), built once as the app caches it: every point up
+    import sys  # to 20,000; beyond, a density image of every point under a 10,000-point sample
     sys.path.insert(0, os.environ["MAP_ROOT"])
-    from bertviz_core.figures.map_figures import map_figure
-    figure = st.cache_data(lambda n: map_figure(xy, labels.astype(str).tolist(), texts.tolist(), "map"))(N)
-    st.plotly_chart(figure, key="map")
+    from bertviz_core.figures.map_figures import map_drawing, map_spec
+    drawing = st.cache_resource(lambda n: map_drawing(xy, labels.astype(str).tolist(), texts.tolist()))(N)
+    st.vega_lite_chart(map_spec(drawing, "map"), key="map", width="stretch")
 else:  # every point, in an iframe: DuckDB-WASM (from the CDN, answered by duckdb_from_wheel) and WebGPU
     from embedding_atlas.streamlit import embedding_atlas
     frame = pd.DataFrame({"x": xy[:, 0], "y": xy[:, 1], "label": labels.astype(str), "text": texts.astype(str)})
@@ -124,13 +125,12 @@ window.__box = () => {  // the largest canvas's box in page coordinates (an ifra
 window.__signature = () => window.__pixels().map(d => d.reduce((a, v, i) => (a + v * (i % 97 + 1)) % 1e9, 0)).join();
 """
 # Drawn: idle, and the candidate's canvas has >= 30 drawn pixels of 2,304 (datashader's also its image in the
-# plot's SVG; the app's map, its density image). Returns the time from navigation start in ms, or why it cannot
+# plot's SVG). Returns the time from navigation start in ms, or why it cannot
 # draw: the script failed (a missing package), or the atlas has no WebGPU with shader-f16 (software adapters lack it).
 DRAWN = """c => document.querySelector("[data-testid='stApp'][data-test-script-state='notRunning']")
   && (document.querySelector('[data-testid=stException]') ? 'script error (server log)'
   : window.__frames().some(d => window.__deep(d, 'div, span, p').some(e => e.textContent.startsWith(
     'WebGPU is unavailable'))) ? `no draw: needs WebGPU (said at ${(performance.now() / 1000).toFixed(1)} s)`
-  : c === 'plotly-density' ? document.querySelector('.hm image') && window.__drawn() >= 30 && performance.now()
   : window.__drawn() >= 30 && (c !== 'datashader-image' || document.querySelector('.imagelayer image'))
   && performance.now())"""
 PLOTLY_CENTRE = """() => { const gd = document.querySelector('.js-plotly-plot'), r = gd.getBoundingClientRect();

@@ -1,10 +1,12 @@
 """Sentence pooling: PCA of pooling strategies x layers, with measured class separation."""
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
 from bertviz_core.figures import grid_figures
-from bertviz_core.figures.map_figures import axis_titles, map_figure
+from bertviz_core.figures.map_figures import axis_titles, map_drawing, map_spec
 from bertviz_core.model.lengths import cut_note
 from bertviz_core.views.page_views import layer_numbers, pooling_default_layers
 from bertviz_core.measures.pooling import POOLINGS, supported_strategies
@@ -19,7 +21,7 @@ from bertviz_core.measures.pooling_grid import (
     separation_scores,
 )
 from ui import (
-    chart, corpus_digest, corpus_downloads, corpus_lengths, corpus_source, cut_warning, detached, download_csv,
+    canvas_chart, corpus_digest, corpus_downloads, corpus_lengths, corpus_source, cut_warning, detached, download_csv,
     download_npy, embed_corpus, encoder, ensure_app_navigation, model_key, pooling_cell, pooling_store_view,
     presenting, scatter_grid, score_grid_view, strategy_label, teaching_panel, with_progress,
 )
@@ -111,10 +113,12 @@ result = pooling_cell(key, corpus_id, labels_id, picked, pooled, label_check.sco
 vectors, coords = cell_vectors(pooled, picked), result.coords
 stem = pick if pick_layer is None else f"{pick}_layer{pick_layer}"
 drawn, downloads = st.columns([3, 1], vertical_alignment="center")
-chart(map_figure(coords, label_check.colour, texts, cell_title(picked, result, labels_id is not None), panel_px=420,
-                 axes=axis_titles("PCA", result.variance)), key="sp_cell_map", container=drawn)
+drawing = map_drawing(coords, label_check.colour, texts)
+canvas_chart(partial(map_spec, drawing, axes=axis_titles("PCA", result.variance)),
+             cell_title(picked, result, labels_id is not None), key="sp_cell_map", container=drawn)
 with downloads:
-    st.caption("Zoom in, hover a point for its text, save the picture (camera button), or take the numbers:")
+    st.caption("Scroll to zoom, drag to pan, hover a point for its text, save the picture (the chart's download "
+               "button, PNG), or take the numbers:")
     download_npy(vectors, "Vectors (.npy)", f"{stem}.npy", "sp_npy")
     download_csv(pd.DataFrame(vectors).assign(text=texts), "Vectors (CSV)", f"{stem}.csv", "sp_vec_csv")
     download_csv(pd.DataFrame({"text": texts, "label": labels or "", "pc1": coords[:, 0], "pc2": coords[:, 1]}),

@@ -97,9 +97,11 @@ def test_sentence_pooling_upload_shows_progress_then_grid(server: str, browser: 
     page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))
     page.wait_for_selector("[data-testid='stProgress']", timeout=60_000)
     wait_idle(page)
-    page.locator(".st-key-sp_cell_map .js-plotly-plot").wait_for(timeout=120_000)
-    points = page.locator(".st-key-sp_cell_map .js-plotly-plot").evaluate("el => el._fullData[0]._length")
-    assert points == len(rows) == 640  # the chosen cell drawn large
+    wait_for_canvas(page, "sp_cell_map", "layer 6", starts=True)  # the chosen cell drawn large (its title: its layer)
+    chart = page.locator(".st-key-sp_cell_map")
+    chart.hover()  # Streamlit shows the chart's toolbar on hover
+    chart.get_by_role("button", name="Show data").click()  # the points the chart was given, a row each
+    assert chart.locator("[aria-rowcount]").get_attribute("aria-rowcount") == str(1 + len(rows)) == "641"  # header
     assert all(count > 100 for count in scatter_grid_drawn(page, "sp_grid", qualitative.Plotly[:4])["counts"])
     assert page.locator("[data-testid='stException']").count() == 0
     done(page)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_views import done, open_view, require_chromium
+from browser_views import done, open_view, require_chromium, wait_for_canvas
 from live_app import running_app, wait_idle
 
 require_chromium()
@@ -61,8 +61,7 @@ def test_the_store_view_shows_its_neighbours_in_a_browser(store_server: str, bro
 
 def test_sentence_pooling_draws_the_stores_map_in_a_browser(store_server: str, browser: Browser) -> None:
     page = open_view(browser, f"{store_server}/{VIEWS[1]}")
-    page.locator("[data-testid='stPlotlyChart'] .scatterlayer .point, [data-testid='stPlotlyChart'] canvas").first \
-        .wait_for(state="attached")
+    wait_for_canvas(page, "sp_store_map", "PCA of mean · layer 3: 160 points", starts=True)  # the verdict's best cell
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.get_by_text("Every one of the 160 points is drawn.", exact=False).count() == 1
     done(page)

@@ -73,17 +73,17 @@ def test_two_browsers_on_two_processes_with_upload_download_and_share_link(
     csv.write_text("text,label\n" + "\n".join(f"{t},{label}" for t, label in UPLOADED), encoding="utf-8")
     b = visit(second, f"{proxy.url}/sentence_pooling?sp_source=Upload+a+CSV")
     b.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(csv))  # the upload, through the proxy
-    b.wait_for_selector(".st-key-sp_cell_map .js-plotly-plot", timeout=IDLE_WAIT_MS)
+    b.wait_for_selector(".st-key-sp_cell_map canvas", timeout=IDLE_WAIT_MS)  # the chosen cell's map
     wait_idle(b)
     with b.expect_download() as download:  # served from the memory of the process that ran the page
         b.get_by_role("button", name="PCA coordinates (CSV)", exact=True).click()
     rows = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
     assert rows[0].startswith("text,label,pc1,pc2") and len(rows) == 1 + len(UPLOADED)
     assert sorted(row.split(",")[0] for row in rows[1:]) == sorted(t for t, _ in UPLOADED)
-    chart = b.locator(".st-key-sp_cell_map .js-plotly-plot")
-    chart.hover()  # plotly shows its toolbar on hover
-    with b.expect_download() as image:  # the PNG export: plotly draws it in the page, of the figure the process sent
-        chart.locator(".modebar-btn[data-title='Download plot as a PNG' i]").click()
+    chart = b.locator(".st-key-sp_cell_map")
+    chart.hover()  # Streamlit shows the chart's toolbar on hover
+    with b.expect_download() as image:  # the PNG export: Vega draws it in the page, of the spec the process sent
+        chart.get_by_role("button", name="Download as PNG").click()
     assert Path(image.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     assert {process_of(first), process_of(second)} == {"p1", "p2"}  # two browsers, two processes

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import chart, open_code_panels, open_page
+from conftest import canvas_chart, chart, open_code_panels, open_page
 
 from bertviz_core.views.page_registry import PAGES
 from ui.layout.present import CHART_PX, FONT_PX, MIN_FONT_PX
@@ -45,18 +45,17 @@ def test_presentation_mode_hides_code_and_downloads_and_fits_charts(entry) -> No
                 assert mark["fontSize"] >= MIN_FONT_PX, mark
 
 
-def test_a_legend_over_a_map_stays_clear_of_its_title_when_presentation_mode_shrinks_it() -> None:
-    """#51's review: a map's legend sits over its title in paper units (a share of the plot's height). Presentation
-    mode shrank the plot to one screen while the title grew, and the legend came down onto it (Sentence pooling's
-    chosen cell): it keeps its pixels above the plot, grown as the text, inside the top margin."""
-    import numpy as np
+def test_a_legend_over_a_plot_stays_clear_of_its_title_when_presentation_mode_shrinks_it() -> None:
+    """#51's review: a plotly legend over the plot sits in paper units (a share of the plot's height). Presentation
+    mode shrank the plot to one screen while the title grew, and the legend came down onto it (the map was plotly
+    then): it keeps its pixels above the plot, grown as the text, inside the top margin."""
+    import plotly.graph_objects as go
 
-    from bertviz_core.figures.map_figures import map_figure
-    from ui.layout.present import LINE_PX, MIN_FONT_PX, present
+    from ui.layout.present import LINE_PX, present
 
-    coords = np.random.default_rng(0).normal(size=(40, 2))
-    figure = map_figure(coords, ["business", "food"] * 20, [f"text {i}" for i in range(40)],
-                        "layer 6\nvar 9% · sil 0.07", panel_px=420, axes=("PC 1", "PC 2"))
+    figure = go.Figure(go.Scatter(x=[0, 1], y=[0, 1], name="business"), layout=dict(
+        title="layer 6<br>var 9% · sil 0.07", height=510, margin=dict(t=70, b=10),  # 40 px over a 430 px plot
+        legend=dict(orientation="h", y=1 + 40 / 430, yanchor="bottom"), showlegend=True))
     layout = figure.layout
 
     def above_px() -> float:  # the legend's bottom above the plot's top
@@ -67,3 +66,16 @@ def test_a_legend_over_a_map_stays_clear_of_its_title_when_presentation_mode_shr
     assert layout.height <= CHART_PX
     assert above_px() >= before * FONT_PX / 12 - 1e-6 and above_px() > 2 * 1.3 * MIN_FONT_PX  # two title lines
     assert above_px() + LINE_PX <= layout.margin.t  # its row of names still inside the top margin
+
+
+def test_a_map_in_presentation_mode_fits_one_screen_its_legend_beside_the_plot() -> None:
+    """#51's review: a map's legend sat over its title in paper units (a share of the plot's height), and came down
+    onto it when presentation mode shrank the plot (Sentence pooling's chosen cell). On a canvas Vega lays the
+    title, the legend beside the plot and the plot out apart: the whole map is one screen tall, in larger text."""
+    at = open_page("pages/sentence_pooling.py")
+    at.sidebar.toggle(key="present").set_value(True).run()
+    spec, points = canvas_chart(at, "sp_cell_map")
+    assert spec["height"] == CHART_PX and spec["autosize"] == {"type": "fit", "contains": "padding"}
+    assert spec["config"]["legend"]["orient"] == "right" and spec["config"]["legend"]["labelFontSize"] == FONT_PX
+    assert spec["title"]["fontSize"] > FONT_PX and spec["config"]["axis"]["titleFontSize"] == FONT_PX
+    assert len(points) == 160 and set(points["label"]) == {"business", "food", "science", "sports"}

@@ -1,25 +1,60 @@
-"""One 2-D map of any number of points as a plotly figure, quick to draw at a million points.
+"""One 2-D map of any number of points as a Vega-Lite view drawn on a canvas, quick to draw at a million points.
 
 Up to ``POINTS_DRAWN`` points every point is drawn, coloured by label, with its text on hover. Beyond, every point
 would cost too much: 115 MiB of JSON and half a minute of the server's time at a million, 15 s to a first draw at
-100,000. So the figure is a density image of every point (a 2-D histogram, ``DENSITY_BINS`` to a side, counts on a
-log scale) under a random ``HOVER_SAMPLE`` of the points (seed 0), drawn and hoverable as above: every row is
-counted in the image, the sample gives the colours and the texts. bench/map_drawing.py measures ways to draw a map.
+100,000. So the map is a density image of every point (a 2-D histogram, ``DENSITY_BINS`` to a side, counts on a
+log scale, sent as one PNG) under a random ``HOVER_SAMPLE`` of the points (seed 0), drawn and hoverable as above:
+every row is counted in the image, the sample gives the colours and the texts. ``map_drawing`` builds what is drawn
+(the costly part, which a page may cache); ``map_spec`` lays it out for a title, a text size and a height, per run.
+One canvas rather than plotly's SVG: side by side in a bare app (160 points, a picker switching maps), a change
+redrew in 62–65 ms against plotly's 84–89. bench/map_drawing.py measures ways to draw a large map.
 """
 from __future__ import annotations
 
+import base64
+import io
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
+import pandas as pd
+from PIL import Image
+from plotly.colors import qualitative
 
 import bertviz_core.checks as checks
-from bertviz_core.figures.grid_figures import Panel, pca_grid_figure
+from bertviz_core.figures.canvas_heatmaps import CANVAS_CONFIG
+from bertviz_core.figures.charts import hover_texts
 
 POINTS_DRAWN = 20_000  # points drawn one by one at most (a store of 20,000 rows shows each)
 HOVER_SAMPLE = 10_000  # points drawn over the density image of a larger map
 DENSITY_BINS = 400  # bins to a side of the density image: finer than a point at 480 px
 SEED = 0
+MAP_PX = 540  # a map's whole height (title, axes and plot) outside presentation mode
+PALETTE = qualitative.Plotly + qualitative.D3  # the grids' colours (grid_figures), label by label
+LIGHT, DARK = (226, 232, 240), (30, 41, 59)  # the density image's fewest and most points a bin
+LEGEND_ENTRIES = 30  # labels named in the legend at most; past them it says how many more (the colours repeat)
+
+
+@dataclass(frozen=True)
+class Density:
+    """The density image of every point: ``image``, a PNG data URI (DENSITY_BINS² pixels, an empty bin transparent),
+    and the data extent it covers, ``x`` and ``y`` (low, high)."""
+
+    image: str
+    x: tuple[float, float]
+    y: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class MapDrawing:
+    """What a map draws: ``points``, a row per point drawn (x, y as float32; label, when there are labels; text, as
+    a hover shows it), its labels' ``groups`` (sorted; None without labels) and the ``density`` image of every point
+    (None up to ``POINTS_DRAWN``)."""
+
+    points: pd.DataFrame
+    groups: list[str] | None
+    density: Density | None
 
 
 def drawn_points(points: int) -> np.ndarray:
@@ -42,11 +77,10 @@ def axis_titles(projection: str, variance: Sequence[float] | None = None) -> tup
     return f"PC 1 ({first * 100:.0f} % of variance)", f"PC 2 ({second * 100:.0f} % of variance)"
 
 
-def map_figure(coords: np.ndarray, labels: Sequence[str] | None, texts: Sequence[str], title: str,
-               panel_px: int = 480, axes: tuple[str, str] | None = None) -> go.Figure:
-    """The map of (points, 2) ``coords``, coloured by ``labels`` (points,) or grey without, each point's text
-    (``texts``, (points,)) on hover: every point, or above ``POINTS_DRAWN`` the density image of every point
-    under the points ``drawn_points`` picks. ``axes``: the x and y axis titles (``axis_titles``)."""
+def map_drawing(coords: np.ndarray, labels: Sequence[str] | None, texts: Sequence[str]) -> MapDrawing:
+    """What the map of (points, 2) ``coords`` draws, coloured by ``labels`` (points,) or grey without, each point's
+    text (``texts``, (points,)) on hover: every point, or above ``POINTS_DRAWN`` the density image of every point
+    under the points ``drawn_points`` picks."""
     coords = checks.numbers(coords, "coords", "(points, 2)")
     if coords.shape[1:] != (2,):
         raise ValueError(f"coords must be (points, 2); they are {coords.shape}.")
@@ -55,24 +89,77 @@ def map_figure(coords: np.ndarray, labels: Sequence[str] | None, texts: Sequence
         raise ValueError(f"There are {len(coords):,} points, {len(texts):,} texts and "
                          f"{'no' if labels is None else f'{len(labels):,}'} labels: give one of each a point.")
     picked = drawn_points(len(coords))
-    sampled = len(picked) < len(coords)
-    figure = pca_grid_figure([Panel(1, 1, title, coords[picked], "")], 1, 1,
-                             None if labels is None else [labels[i] for i in picked], [texts[i] for i in picked],
-                             panel_px=panel_px, webgl=sampled)  # over an image, WebGL draws 20,000 points sooner
-    if axes is not None:
-        figure.update_layout(xaxis_title_text=axes[0], yaxis_title_text=axes[1], margin=dict(l=50, b=45))
+    points = pd.DataFrame({"x": coords[picked, 0].astype(np.float32), "y": coords[picked, 1].astype(np.float32)})
+    groups = None if labels is None else sorted(set(map(str, labels)))
+    if groups is not None:
+        points["label"] = pd.Categorical([str(labels[i]) for i in picked], categories=groups)
+    # as categories: each distinct text travels once in the Arrow table the browser gets
+    points["text"] = pd.Categorical(hover_texts(texts[i] for i in picked))
+    return MapDrawing(points, groups, _density(coords) if len(picked) < len(coords) else None)
+
+
+def map_spec(drawing: MapDrawing, title: str | list[str], font_px: int = 12, height_px: int | None = None,
+             axes: tuple[str, str] | None = None) -> dict[str, Any]:
+    """The Vega-Lite spec of ``drawing`` (for ``st.vega_lite_chart``, its points as the named dataset "map"): one
+    view on a canvas, scroll to zoom and drag to pan, a point's text and label on hover, the density image (if any)
+    under the points. ``title``: one line (a newline breaks it), or its lines; text in ``font_px``; ``height_px``
+    the whole chart's, its title and axes within it, ``MAP_PX`` by default; ``axes``: the x and y axis titles
+    (``axis_titles``). Canvas text and Vega's tooltips show markup as typed, so texts need no ``plain``."""
+    lines = title.split("\n") if isinstance(title, str) else title
+    sampled = drawing.density is not None
+    # no tick labels: a projection's units say little; the axis titles say what each axis is
+    axis = {"labels": False, "ticks": False, "domain": False, "titleFontWeight": "normal"}
+    x = {"type": "quantitative", "scale": {"zero": False}, "axis": axis, "title": axes[0] if axes else None}
+    y = {"type": "quantitative", "scale": {"zero": False}, "axis": axis, "title": axes[1] if axes else None}
+    groups = drawing.groups
+    colour = ({"field": "label", "type": "nominal", "title": None,
+               "scale": {"domain": groups, "range": [PALETTE[g % len(PALETTE)] for g in range(len(groups))]}}
+              if groups is not None else {"value": "#64748b"})
+    hover = [{"field": "text", "type": "nominal"}] + ([{"field": "label", "type": "nominal"}]
+                                                      if groups is not None else [])
+    points = {"data": {"name": "map"},
+              # the wheel zooms and a drag pans both axes; Streamlit ignores the selection (on_select="ignore")
+              "params": [{"name": "zoom", "select": "interval", "bind": "scales"}],
+              # smaller points let the image of every point show between them
+              "mark": {"type": "circle", "size": 8 if sampled else 22, "opacity": 0.8, "clip": True},
+              "encoding": {"x": {**x, "field": "x"}, "y": {**y, "field": "y"}, "color": colour, "tooltip": hover}}
+    layers = [points]
     if sampled:
-        figure.data[0].marker.size = 3  # smaller points let the image of every point show between them
-        figure.add_trace(_density(coords))
-        figure.data = figure.data[-1:] + figure.data[:-1]  # under the points
-    return figure
+        density = drawing.density
+        image = {"image": density.image, "x": density.x[0], "x2": density.x[1], "y": density.y[1], "y2": density.y[0]}
+        # under the points; hover is for the points only (Streamlit's theme would give every mark a tooltip)
+        layers.insert(0, {"data": {"values": [image]},
+                          "mark": {"type": "image", "aspect": False, "smooth": False, "clip": True, "tooltip": False},
+                          "encoding": {"x": {**x, "field": "x"}, "x2": {"field": "x2"}, "y": {**y, "field": "y"},
+                                       "y2": {"field": "y2"}, "url": {"field": "image", "type": "nominal"}}})
+    return {
+        "usermeta": {"embedOptions": {"renderer": "canvas"}},
+        "description": " ".join(lines),
+        "title": {"text": lines if len(lines) > 1 else lines[0], "anchor": "start", "fontSize": font_px + 2,
+                  "fontWeight": "normal"},
+        "width": "container", "height": height_px or MAP_PX, "autosize": {"type": "fit", "contains": "padding"},
+        "datasets": {"map": drawing.points},
+        "layer": layers,
+        "config": {**CANVAS_CONFIG, "axis": {"labelFontSize": font_px, "titleFontSize": font_px},
+                   # beside the plot: Vega keeps the title, legend and plot apart, whatever the height
+                   "legend": {"orient": "right", "labelFontSize": font_px, "symbolLimit": LEGEND_ENTRIES}},
+    }
 
 
-def _density(coords: np.ndarray) -> go.Heatmap:
+def _density(coords: np.ndarray) -> Density:
+    """The density image of (points, 2) ``coords``: a bin's shade from ``LIGHT`` (one point) to ``DARK`` (the most)
+    on a log scale, an empty bin transparent; a palette PNG, one byte a bin."""
     counts, x_edges, y_edges = np.histogram2d(coords[:, 0], coords[:, 1], bins=DENSITY_BINS)
-    shade = np.where(counts > 0, np.log1p(counts), np.nan)  # empty bins stay transparent
-    return go.Heatmap(x=(x_edges[:-1] + x_edges[1:]) / 2, y=(y_edges[:-1] + y_edges[1:]) / 2, z=shade.T,
-                      colorscale=[[0, "#e2e8f0"], [1, "#1e293b"]], showscale=False, hoverinfo="skip", zsmooth=False)
+    top = np.log1p(counts.max())
+    shade = (np.log1p(np.maximum(counts, 1)) - np.log1p(1)) / max(top - np.log1p(1), 1e-12)
+    levels = np.where(counts > 0, 1 + np.rint(254 * shade), 0).astype(np.uint8)  # 0: transparent
+    image = Image.fromarray(np.ascontiguousarray(levels.T[::-1]))  # rows from the highest y down, as an image runs
+    ramp = np.linspace(LIGHT, DARK, 255).round().astype(np.uint8)
+    image.putpalette([0, 0, 0, *ramp.ravel().tolist()])  # a palette image now: level k, the ramp's k-th shade
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", transparency=0)
+    return Density("data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii"),
+                   (float(x_edges[0]), float(x_edges[-1])), (float(y_edges[0]), float(y_edges[-1])))
 
 
 def map_note(points: int) -> str:

@@ -46,6 +46,7 @@ EXEMPT: dict[str, str] = {
                     "measures_figure")},
     "canvas_heatmaps.heatmap_spec": "lays out a matrix a page computed; its refusals of labels that do not match the "
                                     "matrix and of an unknown colour scale are tests/core/test_figures.py's",
+    "map_figures.map_spec": "lays out the MapDrawing map_drawing checked and built; it computes no number",
     **{f"axes.{name}": "lays out the (checked) column labels and marked columns of heatmap_figure; it computes no number"
        for name in ("column_axis", "tick_step")},
     **{f"masked.{name}": "takes the ModelInput, Word or logits the Encoder made for the same text (masked.masks "

@@ -185,11 +185,11 @@ CASES: dict[str, Case] = {
     # map figures
     "map_figures.drawn_points: -1": Case(lambda c: mf.drawn_points(-1)),
     "map_figures.drawn_points: None": Case(lambda c: mf.drawn_points(None)),
-    "map_figures.map_figure: (points, 3)": Case(lambda c: mf.map_figure(np.zeros((3, 3)), None, ["a"] * 3, "t")),
-    "map_figures.map_figure: NaN": Case(lambda c: mf.map_figure(np.array([[0.0, 0.0], [NaN, 1.0], [1.0, 1.0]]), None, ["a"] * 3, "t")),
-    "map_figures.map_figure: fewer texts": Case(lambda c: mf.map_figure(np.zeros((3, 2)), None, ["a"], "t")),
-    "map_figures.map_figure: fewer labels": Case(lambda c: mf.map_figure(np.zeros((3, 2)), ["x"], ["a"] * 3, "t")),
-    "map_figures.map_figure: texts None": Case(lambda c: mf.map_figure(np.zeros((3, 2)), None, None, "t")),
+    "map_figures.map_drawing: (points, 3)": Case(lambda c: mf.map_drawing(np.zeros((3, 3)), None, ["a"] * 3)),
+    "map_figures.map_drawing: NaN": Case(lambda c: mf.map_drawing(np.array([[0.0, 0.0], [NaN, 1.0], [1.0, 1.0]]), None, ["a"] * 3)),
+    "map_figures.map_drawing: fewer texts": Case(lambda c: mf.map_drawing(np.zeros((3, 2)), None, ["a"])),
+    "map_figures.map_drawing: fewer labels": Case(lambda c: mf.map_drawing(np.zeros((3, 2)), ["x"], ["a"] * 3)),
+    "map_figures.map_drawing: texts None": Case(lambda c: mf.map_drawing(np.zeros((3, 2)), None, None)),
     "map_figures.map_note: -5": Case(lambda c: mf.map_note(-5)),
     "map_figures.map_note: 2.5": Case(lambda c: mf.map_note(2.5)),
 }

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import canvas_keys, canvas_values, chart, open_page, open_tab, plotly_array, scatter_grid, table
+from conftest import canvas_chart, canvas_keys, canvas_values, open_page, open_tab, scatter_grid, table
 from page_checks import checks, make
 
 from bertviz_core import Encoder
@@ -54,17 +54,17 @@ def test_sentence_pooling_scores_every_stored_column_and_draws_its_map(
     best = silhouette_grid(list(expected), expected.__getitem__).verdict
     assert best.clear and best.cells[0] == ("mean", "layer 3")
     assert at.selectbox(key="sp_store_cell").value == "mean · layer 3"
-    drawn = chart(at, "sp_store_map")
-    np.testing.assert_allclose(plotly_array(drawn["data"][0]["x"]), labelled_store.map("PCA", "mean", 3)["x"],
-                               atol=1e-6)
+    spec, drawn = canvas_chart(at, "sp_store_map")
+    np.testing.assert_allclose(drawn["x"], labelled_store.map("PCA", "mean", 3)["x"], atol=1e-6)
     # a PCA map's axes say what they are, with the share of variance the store recorded
     ratios = labelled_store.manifest["maps"]["mean@3"]["PCA"]["explained_variance_ratio"]
-    assert [drawn["layout"][axis]["title"]["text"] for axis in ("xaxis", "yaxis")] == [
+    (points,) = spec["layer"]  # 160 points: every one drawn, no density image under them
+    assert [points["encoding"][axis]["title"] for axis in ("x", "y")] == [
         f"PC {i} ({ratio * 100:.0f} % of variance)" for i, ratio in enumerate(ratios, start=1)]
     at.selectbox(key="sp_store_cell").set_value("cls · layer 3").run()
     at.selectbox(key="sp_store_cell").set_value("mean · layer 3").run()
-    np.testing.assert_allclose(plotly_array(chart(at, "sp_store_map")["data"][0]["y"]),
-                               labelled_store.map("PCA", "mean", 3)["y"], atol=1e-6)
+    np.testing.assert_allclose(canvas_chart(at, "sp_store_map")[1]["y"], labelled_store.map("PCA", "mean", 3)["y"],
+                               atol=1e-6)
     assert len(model_calls) == runs and not at.exception and not at.error
 
 
@@ -148,7 +148,7 @@ def test_a_store_without_labels_says_what_it_cannot_score(monkeypatch: pytest.Mo
     assert any("has no labels, and the probe learns labels" in e.value for e in at.error) and not at.exception
     at = opened(monkeypatch, "pages/sentence_pooling.py", "sp", [folder])
     assert any("has no labels" in i.value for i in at.info) and not at.exception
-    chart(at, "sp_store_map")  # the map is drawn all the same
+    canvas_chart(at, "sp_store_map")  # the map is drawn all the same
 
 
 def test_compare_sentences_ranks_the_query_against_the_store(monkeypatch: pytest.MonkeyPatch, labelled_store,

@@ -138,7 +138,7 @@ def present(figure: Any) -> None:
 
 def _legend_clear(figure: Any, plot_px: float, scale: float) -> None:
     """A row of legend names over the plot is placed in paper units, a share of the plot's height (e.g. 40 px of
-    a map's 430, ``grid_figures.pca_grid_figure``): once the plot was ``plot_px`` tall, and it shrank to fit the
+    a 430 px plot): once the plot was ``plot_px`` tall, and it shrank to fit the
     screen while the titles between the legend and the plot grew ``scale`` times, that share put the legend on
     them. The legend is put back ``scale`` times as many pixels above the plot as it was."""
     layout = figure.layout

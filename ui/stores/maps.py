@@ -3,7 +3,8 @@ column's map (Task measures), each with its trustworthiness; the maps are read f
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -11,11 +12,13 @@ import streamlit as st
 
 from bertviz_core.corpora.corpus_sources import Corpus
 from bertviz_core.precompute.measures import GRID_MAP_POINTS, TRUST_ROWS
-from ui.display import chart, download_csv, literal, scatter_grid, teaching_panel
+from ui.display import download_csv, literal, scatter_grid, teaching_panel
+from ui.layout.canvas import canvas_chart
 from ui.stores.exports import APP_PROJECTOR_ROWS, export_downloads
 from ui.stores.opened import stamp_of, stops_on_damage
 
 if TYPE_CHECKING:
+    from bertviz_core.figures.map_figures import MapDrawing
     from bertviz_core.measures.pooling_grid import Cell
     from bertviz_core.precompute.reader import VectorStore
 
@@ -46,17 +49,16 @@ def store_map(name: str, stamp: float, cell: Cell, projection: str, _store: Vect
     return map_points(_store, cell, projection)
 
 
-@st.cache_data(max_entries=16, show_spinner="Drawing the store's map…")
-def store_map_figure(name: str, stamp: float, cell: Cell, projection: str, title: str, _store: VectorStore) -> Any:
-    """``map_figures.map_figure`` of a stored map, built once (~2 s at a million points); each hit is a copy, which
-    ``chart`` may restyle for presentation mode."""
-    from bertviz_core.figures.map_figures import map_figure
-    from bertviz_core.precompute.measures import map_axes
+@st.cache_resource(max_entries=16, show_spinner="Drawing the store's map…")
+def store_drawing(name: str, stamp: float, cell: Cell, projection: str, _store: VectorStore) -> MapDrawing:
+    """``map_figures.map_drawing`` of a stored map (its points and density image), built once per server (~0.3 s
+    at a million points) and shared read-only: a rerun builds only the small spec around it, for the title, text
+    size and height of the moment (presentation mode's among them), and copies nothing."""
+    from bertviz_core.figures.map_figures import map_drawing
 
     points = store_map(name, stamp, cell, projection, _store)
     labels = points["label"].tolist() if _store.labels is not None else None
-    return map_figure(points[["x", "y"]].to_numpy(), labels, points["text"].tolist(), title,
-                      axes=map_axes(_store, cell, projection))
+    return map_drawing(points[["x", "y"]].to_numpy(), labels, points["text"].tolist())
 
 
 def cell_name(cell: Cell) -> str:
@@ -68,17 +70,18 @@ def cell_name(cell: Cell) -> str:
 
 def map_view(corpus: Corpus, cell: Cell, projection: str, key: str) -> None:
     """One stored map, every point, coloured by label, with its trustworthiness and its points as a CSV."""
-    from bertviz_core.figures.map_figures import map_note
+    from bertviz_core.figures.map_figures import map_note, map_spec
     from bertviz_core.precompute.export import store_export
-    from bertviz_core.precompute.measures import trust_note
+    from bertviz_core.precompute.measures import map_axes, trust_note
 
     store, name, stamp = corpus.store, corpus.name, stamp_of(corpus)
     points = store_map(name, stamp, cell, projection, store)
     trust = store_trust(name, stamp, cell, projection, store)
     title = f"{projection} of {cell_name(cell)}: {len(points):,} points · trustworthiness {trust:.2f}"
-    chart(store_map_figure(name, stamp, cell, projection, title, store), key=f"{key}_map")
+    drawing = store_drawing(name, stamp, cell, projection, store)
+    canvas_chart(partial(map_spec, drawing, axes=map_axes(store, cell, projection)), title, f"{key}_map")
     st.caption(literal(map_note(len(points)) + " " + trust_note(store, cell, projection))
-               + " Zoom in and hover a point for its text.")
+               + " Scroll to zoom, drag to pan, hover a point for its text.")
     download_csv(points, "Download the map's points (CSV)", f"store_{projection}_map.csv", f"{key}_map_csv")
     column = store.column(cell.strategy, cell.layer)
     shown = min(APP_PROJECTOR_ROWS, len(store.rows))
