@@ -1,8 +1,11 @@
 """Compare sentences: ad-hoc similarity, query ranking, anisotropy and its corrections, pair inputs."""
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
+from bertviz_core.figures.canvas_bars import ranking_spec
 from bertviz_core.views.comparison import pair_versus_alone, ranking
 from bertviz_core.corpora import news_topics
 from bertviz_core.model.lengths import cut_note
@@ -11,7 +14,7 @@ from bertviz_core.measures.pooling import POOLINGS, supported_strategies
 from bertviz_core.measures.similarity import CORRECTIONS, METRICS
 from bertviz_core.words.tokens import pair_layout
 from ui import (
-    canvas_heatmap, chart, choose, columns, compared, corpus_digest, corpus_lengths, cut_warning, download_csv,
+    canvas_chart, canvas_heatmap, choose, columns, compared, corpus_digest, corpus_lengths, cut_warning, download_csv,
     embed_corpus, encode_texts, encoder, ensure_app_navigation, int_slider, literal, model_input, model_key,
     ranking_store_view, table, teaching_panel, text_bind,
 )
@@ -113,8 +116,8 @@ with rank_tab:
     if rank_tab.open:
         query = choose(st, "Query", names, 0, key="cs_query", bind="query-params")
         ranked = ranking(comparison, query, texts)
-        chart(figures.ranking_figure([labels.short[i] for i in ranked["index"]], ranked[metric], comparison.band,
-                                     f"{metric} to sentence {numbers[query]}"), key="cs_rank")
+        canvas_chart(partial(ranking_spec, [labels.short[i] for i in ranked["index"]], ranked[metric],
+                             comparison.band), f"{metric} to sentence {numbers[query]}", "cs_rank")
         band = comparison.band
         shown = ranked.drop(columns="index").rename(columns={"above this share of random pairs": "beats random pairs"})
         table(shown, key="cs_ranking")  # shown to 3 decimals; the CSV keeps full precision

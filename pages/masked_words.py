@@ -1,16 +1,19 @@
 """Masked words: what BERT was trained to guess for each [MASK], and the layer where it knows; for a model without
 the head (the bundled one), each [MASK]'s nearest input word embeddings by layer, named as such."""
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
+from bertviz_core.figures.canvas_bars import ranking_spec
 from bertviz_core.model.lengths import cut_note
 from bertviz_core.measures.masked import MAX_TOP_K, NO_HEAD_REASON, mask_word, word_labels, words
 from bertviz_core.model.models import KNOWN_HUB_MODELS
 from bertviz_core.views.page_views import every_guess, mask_names, miswritten_note, per_mask, settles
 from ui import (
-    active_info, chart, choose, columns, cut_warning, download_csv, encoder, ensure_app_navigation, int_slider,
-    literal, masked_lens, masks, model_input, model_key, nearest_embeddings, offer_model, or_stop, table,
+    active_info, canvas_chart, chart, choose, columns, cut_warning, download_csv, encoder, ensure_app_navigation,
+    int_slider, literal, masked_lens, masks, model_input, model_key, nearest_embeddings, offer_model, or_stop, table,
     teaching_panel, text_bind,
 )
 
@@ -157,8 +160,8 @@ with guesses_tab:
     if guesses_tab.open:
         guesses = lens.predictions(k)
         left, right = columns(2)
-        chart(figures.ranking_figure(guesses["token"], guesses["probability"], None,
-                                     f"{named}: the {k} best guesses (last layer)"), key="mw_guesses", container=left)
+        canvas_chart(partial(ranking_spec, guesses["token"], guesses["probability"], None, score_format=".3g"),
+                     f"{named}: the {k} best guesses (last layer)", "mw_guesses", container=left)
         with right:
             shown = every_mask.assign(probability=every_mask["probability"].map("{:.3g}".format))  # small ones legible
             table(shown[["mask", "rank", "token", "id", "probability"]], key="mw_guesses_table", height=400)

@@ -6,7 +6,7 @@ import re
 import time
 from collections.abc import Callable
 
-from browser_views import choose, done, open_view, require_chromium, wait_for_chart
+from browser_views import choose, done, open_view, require_chromium, wait_for_canvas
 from live_app import changes, wait_for_change, wait_idle
 
 require_chromium()
@@ -23,10 +23,14 @@ def picked(page: Page, key: str) -> str:
 
 
 def titled(page: Page, key: str) -> str:
-    """The title of the plotly chart drawn with ``key`` ('' while none is drawn)."""
+    """The title of the chart drawn with ``key``: a plotly chart's, or a canvas chart's view label (a canvas holds no
+    text); '' while none is drawn."""
     charts = page.locator(f".st-key-{key} .js-plotly-plot")
-    return charts.first.evaluate(r"el => ((el.layout.title && el.layout.title.text) || '').replace(/<\/?b>/g, '').replace(/<br>/g, ' ')") \
-        if charts.count() else ""
+    if charts.count():
+        return charts.first.evaluate(
+            r"el => ((el.layout.title && el.layout.title.text) || '').replace(/<\/?b>/g, '').replace(/<br>/g, ' ')")
+    view = page.locator(f".st-key-{key} [role='graphics-document']")
+    return (view.first.get_attribute("aria-label") or "") if view.count() else ""
 
 
 def text_of(locator) -> str:  # noqa: ANN001 - a playwright Locator
@@ -120,7 +124,7 @@ def test_every_text_picker_names_what_the_page_shows_after_the_text_changes(serv
     page = open_view(browser, f"{server}/masked_words?model=Custom+id+or+path%E2%80%A6&custom_model={mlm_folder}"
                               "&mw_text=The+%5BMASK%5D+sat+on+the+%5BMASK%5D.")
     choose(page, "Mask", "mask 2 (token 6)")
-    wait_for_chart(page, "Mask 2 (token 6): the 10 best guesses")
+    wait_for_canvas(page, "mw_guesses", "Mask 2 (token 6): the 10 best guesses", starts=True)
     type_into(page, "mw_text", "A [MASK] and a [MASK] went [MASK] home.")
     masks = ("mask 1 (token 2)", "mask 2 (token 5)", "mask 3 (token 7)")
     settles(page, lambda: (picked(page, "mw_mask").capitalize(), titled(page, "mw_guesses").split(":")[0],

@@ -205,27 +205,6 @@ def pair_curves_figure(curves: pd.DataFrame, same_sense: dict[str, bool | None],
     return go.Figure(dict(data=data, layout=layout))
 
 
-def ranking_figure(names: Sequence[str], scores: Sequence[float], band: tuple[float, float, float] | None,
-                   title: str) -> go.Figure:
-    """Horizontal bars in the given order, top to bottom (pass them most similar first); ``band``
-    (p5, median, p95) of random pairs shaded behind."""
-    bars = dict(type="bar", x=list(scores), y=plains(names), orientation="h", marker=dict(color="#4f46e5"),
-                hovertemplate="%{y}<br>%{x:.3f}<extra></extra>")
-    shapes, annotations = [], []
-    if band is not None:  # one dict, as in heatmap_figure: add_vrect and add_vline are slow
-        lo, mid, hi = band
-        shapes = [dict(type="rect", xref="x", yref="paper", x0=lo, x1=hi, y0=0, y1=1, fillcolor="#f59e0b",
-                       opacity=0.2, line=dict(width=0), layer="below"),
-                  dict(type="line", xref="x", yref="paper", x0=mid, x1=mid, y0=0, y1=1,
-                       line=dict(dash="dash", color="#b45309"))]
-        annotations = [dict(text="random pairs: 5th–95th percentile", x=(lo + hi) / 2, xref="x", y=1, yref="paper",
-                            yanchor="bottom", showarrow=False)]
-    layout = dict(title=dict(text=plain(title)), height=max(260, 34 * len(names) + 140),
-                  margin=dict(l=10, r=10, t=70, b=10), yaxis=dict(autorange="reversed"), shapes=shapes,
-                  annotations=annotations)
-    return go.Figure(dict(data=[bars], layout=layout))
-
-
 def guess_grid_figure(tokens: np.ndarray, probs: np.ndarray, title: str, marked_layer: int | None = None,
                       measure: str = "probability", rank_name: str = "guess") -> go.Figure:
     """The logit lens as a grid: a row per layer (0 = embeddings), the ``k`` best guesses across, each cell

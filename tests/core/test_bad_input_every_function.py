@@ -42,10 +42,12 @@ EXEMPT: dict[str, str] = {
     **{f"figures.{name}": "draws the (checked) output of the functions above; it computes no number"
        for name in ("plain", "plains", "hover_texts", "layer_label", "histogram_figure", "layer_distributions_figure",
                     "heatmap_figure", "token_labels", "attention_figure", "thumbnail_grid_figure", "table_heatmap", "table_cells",
-                    "score_grid_figure", "pair_curves_figure", "ranking_figure", "guess_grid_figure", "rank_curves_figure", "layer_share_figure",
+                    "score_grid_figure", "pair_curves_figure", "guess_grid_figure", "rank_curves_figure", "layer_share_figure",
                     "measures_figure")},
     "canvas_heatmaps.heatmap_spec": "lays out a matrix a page computed; its refusals of labels that do not match the "
                                     "matrix and of an unknown colour scale are tests/core/test_figures.py's",
+    "canvas_bars.ranking_spec": "lays out a ranking a page computed; its refusals of scores that do not match the "
+                                "names and of a band that is not three numbers are tests/core/test_canvas_bars.py's",
     "map_figures.map_spec": "lays out the MapDrawing map_drawing checked and built; it computes no number",
     **{f"axes.{name}": "lays out the (checked) column labels and marked columns of heatmap_figure; it computes no number"
        for name in ("column_axis", "tick_step")},

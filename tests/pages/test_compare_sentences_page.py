@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import canvas_heatmap, chart, chart_title, charts, open_page, open_tab, table
+from conftest import canvas_chart, canvas_heatmap, charts, open_page, open_tab, table
 from page_checks import LONG, PageChecks, slider, slider_named, typed
 
 
@@ -37,12 +37,16 @@ def test_defaults_show_matrix_ranking_and_baseline() -> None:
     assert spec["encoding"]["y"]["sort"][:2] == ["1", "2"]  # numbered, with a key
     captions = " ".join(c.value for c in at.caption).replace("\\", "")
     assert "**1** what is your age?" in captions and "the loaded model" in captions and "gives **0." in captions
-    assert "cs_rank" not in charts(at), "only the open tab is drawn"
+    with pytest.raises(KeyError):  # only the open tab is drawn
+        canvas_chart(at, "cs_rank")
     open_tab(at, "cs_view", RANK)
-    assert not at.get("vega_lite_chart")  # the matrix's tab is closed
-    ranking = chart(at, "cs_rank")
-    assert chart_title(ranking) == "cosine to sentence 1"
-    assert any(shape["type"] == "rect" for shape in ranking["layout"]["shapes"])  # the random-pair band
+    with pytest.raises(KeyError):  # the matrix's tab is closed
+        canvas_heatmap(at, "cs_raw")
+    ranking, bars = canvas_chart(at, "cs_rank")
+    assert ranking["description"] == "cosine to sentence 1"
+    assert ranking["layer"][0]["mark"]["type"] == "rect"  # the random-pair band behind the bars
+    shown = table(at, "cs_ranking")
+    assert list(bars["score"]) == pytest.approx(list(shown["cosine"]))  # the bars are the table's numbers, in order
     assert table(at, "cs_ranking")["sentence"].iloc[0] == "How old are you?"
     assert "random pairs from half of the built-in corpus" in " ".join(c.value for c in at.caption)
 
