@@ -13,7 +13,8 @@ from bertviz_core.views.page_views import head_numbers, head_view, model_view_no
 from bertviz_core.words.tokens import pair_layout
 from ui import (
     attention_summary, attention_weights, chart, choose, cut_warning, download_csv, encoder, ensure_app_navigation,
-    head_label, int_slider, literal, model_input, model_key, open_head, OPENED, or_stop, teaching_panel, text_bind,
+    head_label, head_view_chart, int_slider, literal, model_input, model_key, open_head, OPENED, or_stop,
+    teaching_panel, text_bind,
 )
 
 ensure_app_navigation()
@@ -82,7 +83,7 @@ with head_tab:
                        "weight stays visible.")
             if pair and loaded.segments_note:
                 st.caption(literal(loaded.segments_note))
-            chart(figures.attention_figure(shown, labels, f"Layer {layer}, {which}", boundary), key="at_head_chart")
+            head_view_chart(shown, labels, f"Layer {layer}, {which}", boundary, "at_head_chart")
             download_csv(pd.DataFrame(shown, index=labels, columns=labels).reset_index(names="query"),
                          "Download these weights (CSV)", f"attention_layer{layer}.csv", "at_head_csv")
 with model_tab:

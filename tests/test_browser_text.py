@@ -127,7 +127,7 @@ def test_compare_page_matrix_ranking_baseline_and_whitening(server: str, browser
 
 def test_attention_page_views_render_and_a_statistics_click_opens_the_head(server: str, browser: Browser) -> None:
     page = open_view(browser, f"{server}/attention")
-    wait_for_chart(page, "Layer 1, head 1")
+    wait_for_canvas(page, "at_head_chart", "Layer 1, head 1")
     assert page.locator("[data-testid='stException']").count() == 0
     page.get_by_role("tab", name="Model view").click()
     wait_for_chart(page, "Every head: rows are layers, columns heads")
@@ -142,7 +142,7 @@ def test_attention_page_views_render_and_a_statistics_click_opens_the_head(serve
         const box = el.getBoundingClientRect();
         return {x: box.left + xa._offset + xa.d2p('h3'), y: box.top + ya._offset + ya.d2p('layer 1')}; }""")
     page.mouse.click(point["x"], point["y"])
-    wait_for_chart(page, "Layer 1, head 3")
+    wait_for_canvas(page, "at_head_chart", "Layer 1, head 3")
     assert "at_heads=head+3" in page.url  # layer 1 and the head view are the defaults, so not in the link
     done(page)
 
@@ -169,7 +169,7 @@ def test_clicking_head_statistics_logs_no_session_state_warning(server: str, ser
     page = open_view(browser, f"{server}/attention?at_tab=Statistics")
     for layer, head in ((2, 3), (1, 1), (3, 2)):
         click_head(page, 4, layer, head)
-        wait_for_chart(page, f"Layer {layer}, head {head}")
+        wait_for_canvas(page, "at_head_chart", f"Layer {layer}, head {head}")
         page.get_by_role("tab", name="Statistics").click()
         wait_idle(page)
     done(page)
@@ -184,7 +184,7 @@ def test_attention_page_stays_usable_at_512_tokens(server: str, browser: Browser
     from urllib.parse import quote
 
     page = open_view(browser, f"{server}/attention?at_text={quote('word ' * 600)}&at_layer=3")
-    wait_for_chart(page, "Layer 3, head 1")
+    wait_for_chart(page, "Layer 3, head 1")  # past 40 tokens plotly's heatmap (ui/page_parts/attention.py)
     assert page.get_by_text("tokens were dropped").count() == 1
     assert page.locator(".js-plotly-plot").first.evaluate("el => el._fullData[0].z.length") == 512
     page.get_by_role("tab", name="Model view").click()

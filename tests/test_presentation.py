@@ -156,10 +156,10 @@ AUDIT_JS = """([present, minFont]) => {
 # of its columns (by its label, or by its number with the label in a key beside the plot or among the rows), and
 # each labelled point of a column of points. Plotly leaves out tick labels it finds crowded: squeezed to the
 # screen, these charts lost half their rows that way. NAMED_CHARTS: the views' charts checked, by their keys. A
-# heatmap on a canvas (Why similar's wy_matrix, ...) has no text here: its spec names every row and column, none left
-# out (tests/core/test_figures.py, tests/pages/test_why_similar_page.py).
-NAMED_CHARTS = {("attention", ""): ["at_head_chart"],
-                ("attention", "at_tab=From+one+token"): ["at_token_raw", "at_token_rollout"],
+# heatmap on a canvas (Why similar's wy_matrix, Attention's at_head_chart, ...) has no text here: its spec names every
+# row and column, none left out (tests/core/test_figures.py, tests/pages/test_why_similar_page.py,
+# tests/pages/test_attention_page.py).
+NAMED_CHARTS = {("attention", "at_tab=From+one+token"): ["at_token_raw", "at_token_rollout"],
                 ("why_similar", "wy_view=Each+token%27s+share+and+MaxSim"): ["wy_lines"],
                 ("word_similarity", ""): ["ws_scores"],
                 # Layer values' 22 tokens by layer, and by 384 dimensions (named at a step: they are no tokens)

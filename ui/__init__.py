@@ -6,7 +6,8 @@ module: ``picker`` (the model and its Encoder), ``results`` (the shared store an
 presentation mode), ``uploads`` (a CSV upload as a page's corpus), ``text_pickers`` (pickers over the user's text),
 ``widgets`` (functions given to widgets; ``@detached``), ``warm`` (the background warm-up); and three groups:
 ``layout/`` (how a chart is laid out to be read), ``stores/`` (a precomputed store as a page's corpus) and
-``page_parts/`` (what one page alone needs: Compare models, Why similar, Masked words, Task measures, Which model?).
+``page_parts/`` (what one page alone needs: Attention, Compare models, Why similar, Masked words, Task measures,
+Which model?).
 """
 from ui.cached import (
     annotated_tokens, compared, corpus_contextuality, corpus_lengths, correlation_scores, map_cell, masked_lens,
@@ -25,6 +26,9 @@ from ui.layout.present import (
 )
 from ui.links import (
     forget_shared_senses, PRESENT, presentation_style, presenting, set_shared_senses, shared_senses, text_bind,
+)
+from ui.page_parts.attention import (
+    head_view_chart,
 )
 from ui.page_parts.compare_models import (
     aligned_pair, comparison_code, cut_warnings, identities, judged_matches, layer_comparison, match_evidence,
@@ -89,6 +93,7 @@ __all__ = [
     "correlation_scores", "cut_notice",
     "cut_warning", "cut_warnings", "detached", "download_csv", "download_npy", "embed_corpus", "encode_texts",
     "encoder", "ensure_app_navigation", "failed_models", "forget_shared_senses", "get_encoder", "head_label",
+    "head_view_chart",
     "held_model_cells", "identities", "judged_matches", "int_slider", "keep_senses_in_link", "LARGE_CORPUS",
     "layer_comparison", "literal", "literal_but_bold", "map_cell", "maps_store_view", "masked_lens", "masks",
     "match_evidence", "maxsim", "measures_view", "model_choices", "model_costs", "model_infos", "model_ranking",

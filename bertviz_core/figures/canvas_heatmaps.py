@@ -18,6 +18,7 @@ SCHEMES = {"Blues": ("blues", False, "high"), "Blues_r": ("blues", True, "low"),
            "RdBu_r": ("redblue", True, "ends"), "Viridis": ("viridis", False, "low")}
 CELL_PX = {True: 44, False: 22}  # a row's height with numbers (two decimals at 16 px fit) and without
 MISSING = "—"  # a cell without a value, as the tables show one
+BOUNDARY = {"type": "rule", "color": "#dc2626", "strokeWidth": 2}  # between a pair's two texts
 # Every canvas view's config: Vega computes an ARIA description for each mark item, which a canvas never exposes
 # (the view keeps its own description as its label); left out, a redraw of the pooling grid's 3,520 points did a
 # third less work (docs/performance.md).
@@ -29,7 +30,8 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
                  annotate: bool = True, best_cells: Sequence[tuple[int, int]] = (), font_px: int = 12,
                  height_px: int | None = None, min_font_px: int = 8, description: str | None = None,
                  x_title: str | None = None, y_title: str | None = None, hover_format: str = ".3f",
-                 value_title: str = "value") -> tuple[dict, pd.DataFrame]:
+                 value_title: str = "value", boundary: int | None = None,
+                 numbered_columns: bool = False) -> tuple[dict, pd.DataFrame]:
     """A heatmap of ``matrix`` (rows, columns), ``y_labels`` down the side (the first at the top) and ``x_labels``
     across; with ``annotate`` each cell's value to 2 decimals in it (white on the darker cells); on hover as
     ``value_title`` in ``hover_format`` (a Python format spec: 3 decimals, or "+.3g" for small signed values) with
@@ -40,7 +42,9 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
     its middle. Rows are ``CELL_PX`` tall, or share ``height_px`` when that is less (presentation mode), but are
     never shorter than ``min_font_px``: a heatmap of more rows than that allows runs past ``height_px``, each row
     named. Text is ``font_px``, the row labels and the cells' numbers as large as their rows and columns allow, the
-    numbers left out (on hover alone) where that is under ``min_font_px``.
+    numbers left out (on hover alone) where that is under ``min_font_px``. ``boundary`` (a row and column index of
+    a square matrix: a pair's second text's first token) draws a red rule before that row and before that column;
+    with ``numbered_columns`` each column is labelled by its number alone, from 0 (the rows name the same tokens).
     Returns the spec (its data as the named dataset "cells", for ``st.vega_lite_chart``) and the cells as a frame:
     row, column, value, text, hover, dark, best."""
     values = np.asarray(matrix, dtype=float)
@@ -66,6 +70,9 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
         if not (0 <= row < rows and 0 <= col < cols):
             raise ValueError(f"A best cell ({row}, {col}) lies outside the heatmap's {rows} × {cols} cells.")
         cells.loc[row * cols + col, "best"] = True
+    if boundary is not None and not 0 < boundary < min(rows, cols):
+        raise ValueError(f"A boundary before row and column {boundary} lies outside the heatmap's {rows} × {cols} "
+                         "cells.")
     # squeezed onto one screen, but never below the least text size: every row keeps its name, however tall
     row_px = CELL_PX[annotate] if height_px is None else max(min_font_px, min(CELL_PX[annotate], height_px // rows))
     cell_font_px = min(font_px, row_px - 6)  # the numbers shrink with rows squeezed onto one screen
@@ -76,16 +83,25 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
     axis = {"titleFontSize": font_px, "titlePadding": 6, "labelFontSize": font_px, "labelAngle": 0, "labelLimit": 240,
             "ticks": False, "domain": False, "labelFlush": False, "labelBound": False, "labelPadding": 4}
     # every column named: its label slants where a column is narrower than it (Vega would leave crowded ones out)
-    slant = f"bandwidth('x') < {0.6 * font_px * max((len(label) for label in x_labels), default=1) + 6:.0f}"
+    widest = len(str(cols - 1)) if numbered_columns else max((len(label) for label in x_labels), default=1)
+    slant = f"bandwidth('x') < {0.6 * font_px * widest + 6:.0f}"
     # its title at the axis's right end, beside the last label (slanted ones reach down left) and below the legend: no
     # line of its own under the labels, which one screen in presentation mode has no room for
     x = {"field": "column", "type": "ordinal", "sort": list(x_labels), "axis": {
         **axis, "title": x_title, "titleAnchor": "end", "titleAlign": "left", "titleAngle": 0, "titleBaseline": "top",
         "titleY": 2 * font_px, "orient": "bottom", "labelOverlap": False, "labelAngle": {"expr": f"{slant} ? -40 : 0"},
-        "labelAlign": {"expr": f"{slant} ? 'right' : 'center'"}}}
+        "labelAlign": {"expr": f"{slant} ? 'right' : 'center'"}}
+        # short level numbers: the title on their line, beside the last (no line of its own on one screen)
+        | ({"labelExpr": "indexof(domain('x'), datum.value)", "titleY": 4} if numbered_columns else {})}
     # rows squeezed onto one screen: labels as tall as a row, each one named (Vega would leave crowded ones out)
     y = {"field": "row", "type": "ordinal", "sort": list(y_labels),
          "axis": {**axis, "title": y_title, "labelFontSize": min(font_px, row_px), "labelOverlap": False}}
+    # each rule at its band's start, across the whole plot; no tooltip of its own (the cells under it have theirs)
+    rules = [] if boundary is None else [
+        {"data": {"values": [{"column": x_labels[boundary]}]}, "mark": BOUNDARY, "encoding": {
+            "x": {**x, "bandPosition": 0}, "y": {"value": 0}, "y2": {"value": "height"}, "tooltip": None}},
+        {"data": {"values": [{"row": y_labels[boundary]}]}, "mark": BOUNDARY, "encoding": {
+            "y": {**y, "bandPosition": 0}, "x": {"value": 0}, "x2": {"value": "width"}, "tooltip": None}}]
     tooltip = [{"field": "row", "type": "ordinal"} | ({"title": y_title} if y_title else {}),
                {"field": "column", "type": "ordinal"} | ({"title": x_title} if x_title else {}),
                {"field": "hover", "type": "nominal", "title": value_title}]
@@ -110,7 +126,8 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
                                     "legend": {"gradientLength": min(rows * row_px, 240)}}}},
         ] + (numbers if annotate and cell_font_px >= min_font_px else []) + ([
             {"transform": [{"filter": "datum.best"}],
-             "mark": {"type": "rect", "fill": None, "stroke": "red", "strokeWidth": 3}}] if len(best_cells) else []),
+             "mark": {"type": "rect", "fill": None, "stroke": "red", "strokeWidth": 3}}] if len(best_cells) else [])
+        + rules,
         "config": {**CANVAS_CONFIG, "legend": {"labelFontSize": font_px}},
     }
     return spec, cells

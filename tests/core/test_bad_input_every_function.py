@@ -45,7 +45,8 @@ EXEMPT: dict[str, str] = {
                     "score_grid_figure", "pair_curves_figure", "guess_grid_figure", "rank_curves_figure", "layer_share_figure",
                     "measures_figure")},
     "canvas_heatmaps.heatmap_spec": "lays out a matrix a page computed; its refusals of labels that do not match the "
-                                    "matrix and of an unknown colour scale are tests/core/test_figures.py's",
+                                    "matrix, an unknown colour scale, a best cell or boundary outside it are "
+                                    "tests/core/test_figures.py's",
     "canvas_bars.ranking_spec": "lays out a ranking a page computed; its refusals of scores that do not match the "
                                 "names and of a band that is not three numbers are tests/core/test_canvas_bars.py's",
     "map_figures.map_spec": "lays out the MapDrawing map_drawing checked and built; it computes no number",

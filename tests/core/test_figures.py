@@ -130,6 +130,38 @@ def test_a_canvas_heatmap_titles_its_axes_and_hovers_in_the_format_asked() -> No
     assert [field.get("title") for field in shares["encoding"]["tooltip"]] == ["first text", "second text", "share"]
 
 
+def test_a_canvas_heatmap_rules_a_pairs_boundary_before_a_row_and_a_column() -> None:
+    from bertviz_core.figures.canvas_heatmaps import heatmap_spec
+
+    labels = ["0 · [CLS]", "1 · a", "2 · [SEP]", "B 3 · b", "B 4 · [SEP]"]
+    plain, _ = heatmap_spec(np.eye(5), labels, labels, "t", annotate=False)  # by default: no rule
+    assert [layer["mark"]["type"] for layer in plain["layer"]] == ["rect"]
+    pair, _ = heatmap_spec(np.eye(5), labels, labels, "t", annotate=False, boundary=3)
+    across, down = pair["layer"][1:]  # a red rule at the start of "B 3 · b"'s column and of its row, the plot across
+    assert across["data"]["values"] == [{"column": "B 3 · b"}] and down["data"]["values"] == [{"row": "B 3 · b"}]
+    assert across["encoding"]["x"]["bandPosition"] == 0 and down["encoding"]["y"]["bandPosition"] == 0
+    assert across["encoding"]["y2"] == {"value": "height"} and down["encoding"]["x2"] == {"value": "width"}
+    assert across["mark"]["color"] == down["mark"]["color"] == "#dc2626" and across["encoding"]["tooltip"] is None
+    assert across["encoding"]["x"]["sort"] == labels and down["encoding"]["y"]["sort"] == labels  # the cells' scales
+    for outside in (0, 5):  # a rule before the first token, or past the last, divides nothing
+        with pytest.raises(ValueError, match=f"boundary before row and column {outside} lies outside"):
+            heatmap_spec(np.eye(5), labels, labels, "t", boundary=outside)
+
+
+def test_a_canvas_heatmaps_columns_numbered_when_its_rows_name_the_same_tokens() -> None:
+    from bertviz_core.figures.canvas_heatmaps import heatmap_spec
+
+    labels = [f"{i} · token{i}" for i in range(12)]
+    named, _ = heatmap_spec(np.eye(12), labels, labels, "t", x_title="key")
+    numbered, cells = heatmap_spec(np.eye(12), labels, labels, "t", x_title="key", numbered_columns=True)
+    assert "labelExpr" not in named["encoding"]["x"]["axis"]
+    across = numbered["encoding"]["x"]["axis"]  # each label its column's place in the sort: 0, 1, ... 11
+    assert across["labelExpr"] == "indexof(domain('x'), datum.value)" and numbered["encoding"]["x"]["sort"] == labels
+    assert across["titleY"] == 4 < named["encoding"]["x"]["axis"]["titleY"]  # beside the level numbers, on their line
+    assert "< 20" in across["labelAngle"]["expr"]  # slanted only where a column is narrower than "11"
+    assert list(cells["column"][:2]) == labels[:2]  # hover still names each column's token
+
+
 @pytest.mark.parametrize(("labels", "colorscale", "best", "said"), [
     ((["a", "b"], ["r0", "r1"]), "Blues", (), "needs 2 row and 3 column labels"),
     ((["a", "b", "c"], ["r0", "r1"]), "Jet", (), "Unknown colour scale 'Jet'"),

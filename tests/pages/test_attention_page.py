@@ -6,12 +6,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import chart, charts, open_page, open_tab, save_tiny_bert
+from conftest import (
+    canvas_heatmap, canvas_keys, canvas_values, chart, charts, open_page, open_tab, plotly_array, save_tiny_bert,
+)
 from page_checks import LONG, PageChecks, slider, typed
 from test_attention import plain_attentions
 
-from bertviz_core import load_encoder
+from bertviz_core import Encoder, load_encoder
 from bertviz_core.corpora import TUTORIAL
+from bertviz_core.views.page_views import head_view
+from ui.layout.present import MIN_FONT_PX
 
 
 CHECKS = PageChecks(
@@ -47,19 +51,67 @@ def test_a_twelve_layer_twelve_head_model_shows_144_thumbnails(tiny_12x12: Path)
     assert len(model_view["layout"]["xaxis"]["ticktext"]) * len(model_view["layout"]["yaxis"]["ticktext"]) == 144
 
 
-def test_the_page_draws_each_view_and_settings_run_no_model(model_calls: list[int]) -> None:
+def test_the_page_draws_each_view_and_settings_run_no_model(model_calls: list[int], bundled: Encoder) -> None:
+    text = "A fresh text, so that its attention is not in the shared store yet."
     at = open_page(PAGE)
     before = len(model_calls)
-    at.text_area(key="at_text").set_value("A fresh text, so that its attention is not in the shared store yet.").run()
+    at.text_area(key="at_text").set_value(text).run()
     runs = len(model_calls)
-    assert runs == before + 1 and "at_head_chart" in charts(at)
+    assert runs == before + 1 and canvas_keys(at, ["at_head_chart"])
     at.slider(key="at_layer").set_value(4).run()
     at.multiselect(key="at_heads").set_value([2, 3]).run()
-    assert chart(at, "at_head_chart")["layout"]["title"]["text"] == "Layer 4, mean of heads 2, 3"
+    spec, cells = canvas_heatmap(at, "at_head_chart")
+    assert spec["description"] == spec["title"]["text"] == "Layer 4, mean of heads 2, 3"
+    shown = canvas_values(at, "at_head_chart")  # queries down the side, keys across
     for tab, key in [("Model view", "at_model_chart"), ("Statistics", "at_stat_0"), ("From one token", "at_token_raw")]:
         assert key in charts(open_tab(at, "at_tab", tab)), tab
     at.selectbox(key="at_token").set_value(3).run()
     assert not at.exception and len(model_calls) == runs
+    (weights,) = bundled.attentions([text])
+    np.testing.assert_allclose(shown, head_view(weights, 4, [2, 3])[0], atol=1e-5)
+    # no number in the cells (hover gives it, to 3 decimals), Blues from 0, each axis titled, no pair: no rule
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["rect"]
+    assert spec["layer"][0]["encoding"]["color"]["scale"]["domain"] == [0.0, pytest.approx(shown.max())]
+    assert [field.get("title") for field in spec["encoding"]["tooltip"]] == [
+        "query (attending)", "key (attended to)", "weight"]
+    np.testing.assert_allclose(cells["hover"].astype(float), cells["value"], atol=5e-4)
+
+
+def test_a_pairs_texts_are_ruled_apart() -> None:
+    at = open_page(PAGE)
+    at.text_area(key="at_text").set_value("what is your age?").run()
+    at.text_input(key="at_pair").set_value("Today is monday").run()
+    spec, _ = canvas_heatmap(at, "at_head_chart")
+    labels = spec["encoding"]["y"]["sort"]
+    first = next(i for i, label in enumerate(labels) if label.startswith("B "))  # the second text's first token
+    assert labels[first - 1].endswith(" · [SEP]") and labels[first] == "B 7 · today"
+    across, down = spec["layer"][1:]  # a red rule before its column and before its row
+    assert across["data"]["values"] == [{"column": labels[first]}]
+    assert down["data"]["values"] == [{"row": labels[first]}]
+    assert "red lines separate the pair's two segments" in " ".join(c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("present", [False, True], ids=["normal", "presentation"])
+def test_every_token_is_named_both_ways_and_a_long_text_is_plotlys_heatmap(present: bool) -> None:
+    # a canvas has no text for the browser's check (test_presentation.py): every label drawn, at the least size
+    at = open_page(PAGE)
+    at.sidebar.toggle(key="present").set_value(present).run()
+    spec, _ = canvas_heatmap(at, "at_head_chart")
+    least = MIN_FONT_PX if present else 8
+    for axis in "xy":
+        shown = spec["encoding"][axis]
+        assert len(shown["sort"]) == 22 and shown["sort"][:2] == ["0 · [CLS]", "1 · after"]
+        assert shown["axis"]["labelOverlap"] is False
+        assert shown["axis"]["labelFontSize"] >= least
+    assert spec["height"] >= 22 * least  # no row squeezed below its label
+    # on one screen the keys by number alone (the rows name the same tokens), so the rows keep its height
+    assert ("labelExpr" in spec["encoding"]["x"]["axis"]) == present
+    # past 40 tokens (slanted labels would overlap) plotly's heatmap, one image: a canvas's 512 x 512 rects took
+    # 18 s a layer change; no token named past 64 (hover names each cell)
+    at.text_area(key="at_text").set_value(LONG).run()
+    assert not canvas_keys(at, ["at_head_chart"])
+    figure = chart(at, "at_head_chart")
+    assert plotly_array(figure["data"][0]["z"]).shape == (512, 512) and not figure["layout"]["xaxis"]["showticklabels"]
 
 
 @pytest.mark.parametrize(("text", "pair", "expect"), [

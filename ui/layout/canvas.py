@@ -17,23 +17,28 @@ def canvas_heatmap(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequen
                    colorscale: str = "Blues", zrange: tuple[float, float] | None = None, zmid: float | None = None,
                    annotate: bool = True, best_cells: Sequence[tuple[int, int]] = (), container: Any = None,
                    x_title: str | None = None, y_title: str | None = None, hover_format: str = ".3f",
-                   value_title: str = "value") -> None:
+                   value_title: str = "value", boundary: int | None = None, numbered_columns: bool = False) -> None:
     """``canvas_heatmaps.heatmap_spec`` of ``matrix`` (rows, columns) drawn in a container keyed ``key`` (on
     ``container``: a column, or the page), its title wrapped to the column; in presentation mode its text is larger
-    and its rows share one screen. ``x_title``, ``y_title`` (the axes' titles, none by default), ``hover_format`` and
-    ``value_title`` (a cell's number on hover) are ``heatmap_spec``'s. Streamlit's toolbar saves it as PNG."""
+    and its rows share one screen. ``x_title``, ``y_title`` (the axes' titles, none by default), ``hover_format``,
+    ``value_title`` (a cell's number on hover) and ``boundary`` (a pair's red rules) are ``heatmap_spec``'s; with
+    ``numbered_columns``, in presentation mode alone, each column is named by its number (the rows name the same
+    tokens), so that its rows keep one screen. Streamlit's toolbar saves it as PNG."""
     from bertviz_core.figures.canvas_heatmaps import heatmap_spec
 
     shown = presenting()
     lines = present.title_lines(title, present.title_chars(shown, container))
     font_px = present.FONT_PX if shown else 12
+    numbered = numbered_columns and shown
     # the rows' share of one screen: less the title and the axis below them, slanted labels as tall as they reach
-    below = max(present.LINE_PX, 0.65 * 0.6 * font_px * max((len(label) for label in x_labels), default=1))
+    widest = len(str(len(x_labels) - 1)) if numbered else max((len(label) for label in x_labels), default=1)
+    below = max(present.LINE_PX, 0.65 * 0.6 * font_px * widest)
     spec, _ = heatmap_spec(matrix, x_labels, y_labels, lines if len(lines) > 1 else title, colorscale, zrange, zmid,
                            annotate=annotate, best_cells=best_cells, font_px=font_px,
                            height_px=int(present.CHART_PX - (2 + len(lines)) * present.LINE_PX - below) if shown
                            else None, min_font_px=present.MIN_FONT_PX if shown else 8, description=title,
-                           x_title=x_title, y_title=y_title, hover_format=hover_format, value_title=value_title)
+                           x_title=x_title, y_title=y_title, hover_format=hover_format, value_title=value_title,
+                           boundary=boundary, numbered_columns=numbered)
     _draw(spec, key, container)
 
 
