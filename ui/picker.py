@@ -167,8 +167,8 @@ def model_sidebar() -> None:
     side.radio("Charts' camera button saves", PICTURE_FORMATS, horizontal=True, key="picture_format",
                bind="query-params", format_func=str.upper,
                help="At the chart's own size, with its title: SVG for slides that scale, PNG for anything else. "
-                    "Charts drawn on a canvas (the matrices, score grids, maps and Which model?'s score by layer) "
-                    "save as PNG from their toolbar.")
+                    "Charts drawn on a canvas (the matrices, score grids, maps, rankings, the head view and Which "
+                    "model?'s score by layer) save as PNG from their toolbar.")
 
 
 @contextmanager
