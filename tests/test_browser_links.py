@@ -25,13 +25,13 @@ from bertviz_core.views.page_registry import PAGES  # noqa: E402
     ("/word_similarity?ws_preset=crane&ws_strategy=layer+1&ws_metric=dot+product"
      "&ws_texts=A+crane+lifted+steel.%0AA+crane+waded+in+the+marsh.", ("ws_matrix", "dot product, layer 1")),
     ("/sentence_pooling?sp_layers=layer+1&sp_layers=layer+2&sp_strats=max&sp_cell=max&sp_cell_layer=layer+2",
-     "layer 2<br>var"),
+     ("sp_cell_map", "layer 2", True)),  # the chosen cell's map, titled "layer 2", then its variance
     ("/compare_sentences?cs_texts=Cats+purr.%0ADogs+bark.%0ABirds+sing.&cs_layer=2&cs_correct=mean-centering",
      ("cs_fixed", "after mean-centering")),
 ])
 def test_deep_link_opens_the_same_view_in_a_fresh_context(server: str, browser: Browser, url: str,
-                                                           expect: str | tuple[str, str]) -> None:
-    """``expect``: a plotly chart's title, or a canvas heatmap's key and title."""
+                                                           expect: str | tuple) -> None:
+    """``expect``: a plotly chart's title, or a canvas chart's key and title (and True: the title starts so)."""
     page = open_view(browser, server + url, fresh=True)
     if isinstance(expect, tuple):
         wait_for_canvas(page, *expect)
