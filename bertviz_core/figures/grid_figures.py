@@ -127,11 +127,7 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
         "text": _tiled(list(texts), len(ordered)),
         "gx": left[panel_of] + inner * (0.04 + 0.92 * unit[:, 0]),
         "gy": top[panel_of] + (1 - title_share - GRID_GAP) * (0.96 - 0.92 * unit[:, 1])})
-    groups = sorted(set(labels)) if named else []
-    palette = qualitative.Plotly + qualitative.D3
-    colour = ({"field": "label", "type": "nominal", "title": None,
-               "scale": {"domain": groups, "range": [palette[g % len(palette)] for g in range(len(groups))]}}
-              if named else {"value": "#64748b"})
+    colour = label_colours(sorted(set(labels)) if named else None)
     # The scales' domains come from the tiles, not the spec: a change of layers then changes only the data,
     # which Streamlit hands to the drawn view instead of building a new one.
     x = {"type": "quantitative", "axis": None, "scale": {"zero": True, "nice": False}}
@@ -159,7 +155,8 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
                           "tooltip": [{"field": "text", "type": "nominal"}]
                           + ([{"field": "label", "type": "nominal"}] if named else [])}},
         ],
-        "config": {"legend": {"orient": "top", "labelFontSize": font_px + 1, "offset": 8, "padding": 0}, **CANVAS_CONFIG},
+        "config": {**CANVAS_CONFIG,
+                   "legend": {"orient": "top", "labelFontSize": font_px + 1, "offset": 8, "padding": 0}},
     }
     return spec, data
 
@@ -175,3 +172,13 @@ def _repeated(values: list[str], times: int) -> pd.Categorical:
     """Each of ``values`` ``times`` times in a row, as categories."""
     once = pd.Categorical(values)
     return pd.Categorical.from_codes(np.repeat(once.codes, times), dtype=once.dtype)
+
+
+def label_colours(groups: list[str] | None) -> dict:
+    """A canvas view's colour encoding of the field "label": each of ``groups`` (sorted) a colour of the plotly
+    charts' palette, in order; grey for every point without labels (``groups`` None)."""
+    if groups is None:
+        return {"value": "#64748b"}
+    palette = qualitative.Plotly + qualitative.D3
+    return {"field": "label", "type": "nominal", "title": None,
+            "scale": {"domain": groups, "range": [palette[g % len(palette)] for g in range(len(groups))]}}

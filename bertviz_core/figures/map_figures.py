@@ -20,18 +20,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from PIL import Image
-from plotly.colors import qualitative
 
 import bertviz_core.checks as checks
 from bertviz_core.figures.canvas_heatmaps import CANVAS_CONFIG
 from bertviz_core.figures.charts import hover_texts
+from bertviz_core.figures.grid_figures import label_colours
 
 POINTS_DRAWN = 20_000  # points drawn one by one at most (a store of 20,000 rows shows each)
 HOVER_SAMPLE = 10_000  # points drawn over the density image of a larger map
 DENSITY_BINS = 400  # bins to a side of the density image: finer than a point at 480 px
 SEED = 0
 MAP_PX = 540  # a map's whole height (title, axes and plot) outside presentation mode
-PALETTE = qualitative.Plotly + qualitative.D3  # the grids' colours (grid_figures), label by label
 LIGHT, DARK = (226, 232, 240), (30, 41, 59)  # the density image's fewest and most points a bin
 LEGEND_ENTRIES = 30  # labels named in the legend at most; past them it says how many more (the colours repeat)
 
@@ -112,9 +111,7 @@ def map_spec(drawing: MapDrawing, title: str | list[str], font_px: int = 12, hei
     x = {"type": "quantitative", "scale": {"zero": False}, "axis": axis, "title": axes[0] if axes else None}
     y = {"type": "quantitative", "scale": {"zero": False}, "axis": axis, "title": axes[1] if axes else None}
     groups = drawing.groups
-    colour = ({"field": "label", "type": "nominal", "title": None,
-               "scale": {"domain": groups, "range": [PALETTE[g % len(PALETTE)] for g in range(len(groups))]}}
-              if groups is not None else {"value": "#64748b"})
+    colour = label_colours(groups)
     hover = [{"field": "text", "type": "nominal"}] + ([{"field": "label", "type": "nominal"}]
                                                       if groups is not None else [])
     points = {"data": {"name": "map"},

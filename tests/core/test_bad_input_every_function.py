@@ -38,7 +38,7 @@ EXEMPT: dict[str, str] = {
     **{f"store.{name}": "takes no argument: it reads the server's settings or hands freed memory back"
        for name in ("cache_budget", "spill_budget", "spill_folder", "release_free_memory")},
     **{f"grid_figures.{name}": "lays out the (checked) PCA or map coordinates of the grids; it computes no number"
-       for name in ("pca_grid_figure", "unit_square", "pca_grid_spec")},
+       for name in ("pca_grid_figure", "unit_square", "pca_grid_spec", "label_colours")},
     **{f"figures.{name}": "draws the (checked) output of the functions above; it computes no number"
        for name in ("plain", "plains", "hover_texts", "layer_label", "histogram_figure", "layer_distributions_figure",
                     "heatmap_figure", "token_labels", "attention_figure", "thumbnail_grid_figure", "table_heatmap", "table_cells",

@@ -8,6 +8,7 @@ import io
 import numpy as np
 import pytest
 from PIL import Image
+from plotly.colors import qualitative
 
 from bertviz_core.figures import hover_texts, map_figures
 
@@ -25,7 +26,7 @@ def test_a_small_map_draws_every_point_coloured_with_its_text() -> None:
     assert drawn["text"].iloc[-1].endswith("…")  # a long text cut as every hover cuts it
     colour = points["encoding"]["color"]
     assert colour["field"] == "label" and colour["scale"]["domain"] == ["a", "b", "c"]
-    assert colour["scale"]["range"] == map_figures.PALETTE[:3]  # the grids' colours, label by label
+    assert colour["scale"]["range"] == qualitative.Plotly[:3]  # the grids' colours, label by label
     assert [field["field"] for field in points["encoding"]["tooltip"]] == ["text", "label"]
     assert points["params"] == [{"name": "zoom", "select": "interval", "bind": "scales"}]  # scroll zooms, drag pans
     assert spec["usermeta"]["embedOptions"]["renderer"] == "canvas" and spec["config"]["aria"] is False
