@@ -74,17 +74,13 @@ def _silhouettes(corpus: Corpus, cells: list[Cell], sample: LabelledSample) -> d
 def pooling_store_view(corpus: Corpus) -> None:
     """Sentence pooling on a store: the silhouette of every stored column on the store's sample, and a stored map of
     every row of the chosen column, which opens on the verdict's top cell."""
-    from bertviz_core import recipes
     from bertviz_core.measures.pooling_grid import silhouette_grid
-    from bertviz_core.measures.pooling import supported_strategies
-    from bertviz_core.precompute.measures import sample_note, stored_cells, stored_maps
-    from bertviz_core.precompute.views import lacking_layers_note, lacking_strategies_note
+    from bertviz_core.precompute.measures import sample_note, stored_cells
 
     store = corpus.store
     cells = stored_cells(store)
-    names = [cell_name(cell) for cell in cells]
-    picker, panel = st.container(), st.container()  # above the scores, drawn once the scores name the top cell
-    scores, sample = None, None
+    sample = None
+    opened_on = len(cells) - 1
     if store.labels is not None:
         sample = store_sample(corpus.name, stamp_of(corpus), store)
         st.subheader("Which stored vector separates the labels best?")
@@ -93,25 +89,41 @@ def pooling_store_view(corpus: Corpus) -> None:
         st.caption(literal(sample_note(sample)))
         download_csv(scores.table().reset_index(names="strategy"), "Download all scores (CSV)",
                      "store_pooling_scores.csv", "sp_store_scores_csv")
-    opened_on = len(names) - 1 if scores is None else scores.top_position(cells)
-    cell = cells[names.index(picker.selectbox("Stored vector to draw and reproduce", names, index=opened_on,
-                                              key="sp_store_cell", bind="query-params"))]
+        opened_on = scores.top_position(cells)
+    _chosen_column(corpus, opened_on, None if sample is None else (len(sample.rows), sample.total))
+
+
+@st.fragment
+@stops_on_damage
+def _chosen_column(corpus: Corpus, opened_on: int, sampled: tuple[int, int] | None) -> None:
+    """The stored column to draw, opened on position ``opened_on`` of the stored cells (the scores' top), its
+    teaching code and the store's map of it: choosing another reruns only this part, not the scores above.
+    ``sampled``: (rows in the sample, rows in the store), or None when the store has no labels."""
+    from bertviz_core import recipes
+    from bertviz_core.measures.pooling import supported_strategies
+    from bertviz_core.precompute.measures import stored_cells, stored_maps
+    from bertviz_core.precompute.views import lacking_layers_note, lacking_strategies_note
+
+    store = corpus.store
+    cells = stored_cells(store)
+    names = [cell_name(cell) for cell in cells]
+    cell = cells[names.index(st.selectbox("Stored vector to draw and reproduce", names, index=opened_on,
+                                          key="sp_store_cell", bind="query-params"))]
     lacking = [note for note in (lacking_strategies_note(store, supported_strategies(active_info().has_pooler)),
                                  lacking_layers_note(store)) if note]
     if lacking:  # the grid and the picker hold the stored cells only: say which the model has and the store lacks
-        picker.caption(" ".join(lacking))
+        st.caption(" ".join(lacking))
     column = store.column(cell.strategy, cell.layer)
-    if sample is None:
-        panel.info(f"The store {literal(corpus.name)} has no labels, so no stored vector can be scored on how well "
-                   "it separates them: its map is drawn below. Precompute it with --label-column to keep them.",
-                   icon="🏷️")
+    if sampled is None:
+        st.info(f"The store {literal(corpus.name)} has no labels, so no stored vector can be scored on how well "
+                "it separates them: its map is drawn below. Precompute it with --label-column to keep them.",
+                icon="🏷️")
     else:
-        with panel:
-            teaching_panel(
-                "Each cell scores one stored way of turning a sentence into a vector (a pooling strategy at a layer): "
-                "the silhouette (cosine) of the labels, higher = labels apart. Below, the store's own 2-D map of that "
-                "column, every row.  \nThe store was computed once, in advance: nothing here runs the model.",
-                recipes.store_measures(corpus.name, column, len(sample.rows), sample.total), key="store_pooling")
+        teaching_panel(
+            "Each cell above scores one stored way of turning a sentence into a vector (a pooling strategy at a "
+            "layer): the silhouette (cosine) of the labels, higher = labels apart. Below, the store's own 2-D map of "
+            "the chosen column, every row.  \nThe store was computed once, in advance: nothing here runs the model.",
+            recipes.store_measures(corpus.name, column, *sampled), key="store_pooling")
     st.subheader(f"The store's map of {cell_name(cell)}")
     drawn = stored_maps(store, cell)
     if not drawn:
