@@ -5,10 +5,10 @@ from __future__ import annotations
 import base64
 import json
 import os
-import re
 import time
 from collections.abc import Callable, Iterable
 from functools import cache
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from model_family import EXTRAS, FAMILY, build_family  # noqa: E402
 from tiny_models import save_tiny_bert  # noqa: E402,F401 - tests import it from here
 
 from bertviz_core import Encoder, load_encoder  # noqa: E402
+from ui.layout import html_table  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 # The tutorial sentence's token ids in bert-base-uncased's vocabulary, from [CLS] to [SEP].
@@ -375,19 +376,74 @@ def chart_title(figure: dict) -> str:
     return figure["layout"].get("title", {}).get("text", "")
 
 
-def as_shown(frame: pd.DataFrame) -> pd.DataFrame:
-    """What a browser shows of st.table's Markdown cells and headers: the backslash escapes removed."""
-    shown = lambda v: re.sub(r"\\(.)", r"\1", v) if isinstance(v, str) else v  # noqa: E731
-    return frame.map(shown).rename(columns=shown)
+class _ShownTable(HTMLParser):
+    """The header and cells of a ``ui.table`` drawn as HTML (``html_table``), as the browser shows them, except that a
+    float is its exact value (its title) and a number is a number."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.header: list[str] = []
+        self.rows: list[list[Any]] = []
+        self.texts: list[list[str]] = []  # the cells' text as drawn
+        self.cell: tuple[str, dict] | None = None
+        self.text = ""
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "tr" and self.header:
+            self.rows.append([])
+            self.texts.append([])
+        if tag in ("th", "td"):
+            self.cell, self.text = (tag, dict(attrs)), ""
+
+    def handle_data(self, data: str) -> None:
+        self.text += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "th":
+            self.header.append(self.text)
+        elif tag == "td" and self.cell:
+            attrs = self.cell[1]
+            self.texts[-1].append(self.text)
+            if attrs.get("class") == html_table.TRUTH_CLASS:
+                value: Any = self.text == "True"
+            elif attrs.get("class") != html_table.NUMBER_CLASS:
+                value = None if self.text == html_table.MISSING else self.text
+            elif self.text == html_table.MISSING:
+                value = np.nan
+            else:
+                value = float(attrs["title"]) if "title" in attrs else int(self.text)
+            self.rows[-1].append(value)
+
+
+def _shown_table(at: AppTest, key: str) -> _ShownTable | pd.DataFrame:
+    """The ``ui.table`` drawn with ``key``: parsed when static, its data when it scrolls."""
+    block = _keyed_block(at, key)
+    if block is None:
+        raise KeyError(f"no table with key {key!r}")
+    static, scrolling = block.get("html"), block.get("dataframe")
+    if not static:
+        return scrolling[0].value
+    shown = _ShownTable()
+    shown.feed(static[0].proto.body)
+    return shown
 
 
 def table(at: AppTest, key: str) -> pd.DataFrame:
     """The data of the ``ui.table`` drawn with ``key``, as shown (static or scrolling)."""
-    block = _keyed_block(at, key)
-    if block is None:
-        raise KeyError(f"no table with key {key!r}")
-    static, scrolling = block.get("table"), block.get("dataframe")
-    return as_shown(static[0].value) if static else scrolling[0].value
+    shown = _shown_table(at, key)
+    return shown if isinstance(shown, pd.DataFrame) else pd.DataFrame(shown.rows, columns=shown.header)
+
+
+def table_text(at: AppTest, key: str) -> pd.DataFrame:
+    """The text of each cell of the static ``ui.table`` drawn with ``key``, as the browser shows it."""
+    shown = _shown_table(at, key)
+    assert isinstance(shown, _ShownTable), f"the table {key!r} scrolls: it is not static"
+    return pd.DataFrame(shown.texts, columns=shown.header)
+
+
+def static_tables(at: AppTest) -> int:
+    """How many ``ui.table`` tables the page draws as static HTML."""
+    return sum(element.proto.body.startswith(f'<div class="{html_table.TABLE_CLASS}"') for element in at.get("html"))
 
 
 def _keyed_block(at: AppTest, key: str) -> Any:

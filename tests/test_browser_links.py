@@ -118,7 +118,7 @@ def test_bare_urls_and_addresses_in_user_text_stay_text(server: str, browser: Br
     texts = "Visit http://evil.example/login now\nwww.evil.example has prizes\nMail bob@evil.example today\nA plain one"
     page = open_view(browser, f"{server}/compare_sentences?cs_view=Rank+against+one+sentence"
                               f"&cs_texts={quote(texts)}")
-    page.locator(".st-key-cs_ranking [data-testid='stTable'] tbody tr").nth(2).wait_for(timeout=60_000)
+    page.locator(".st-key-cs_ranking .bv-table tbody tr").nth(2).wait_for(timeout=60_000)
     shown = page.locator(".st-key-cs_ranking").inner_text().replace("\u2060", "")  # the invisible joiner
     assert "www.evil.example has prizes" in shown and "bob@evil.example" in shown
     assert page.locator("[data-testid='stApp'] a[href*='evil']").count() == 0

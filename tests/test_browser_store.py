@@ -55,7 +55,7 @@ def test_the_store_view_shows_its_neighbours_in_a_browser(store_server: str, bro
     wait_idle(page)  # the contextuality section below runs after the lists: count the tables once the run is over
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.get_by_text("Nearest sentences in the store “topics”").count() == 1
-    assert page.locator("[data-testid=stDataFrame], [data-testid=stTable]").count() >= 3  # two token lists, sentences
+    assert page.locator("[data-testid=stDataFrame], .bv-table").count() >= 3  # two token lists, sentences
     done(page)
 
 

@@ -20,26 +20,26 @@ def test_tokenization_deep_link_shows_tutorial_tokens(server: str, browser: Brow
     assert page.locator("[data-testid='stException']").count() == 0
     assert page.get_by_text("Tokens", exact=True).first.is_visible()
     expect(page.locator("[data-testid='stMetricValue']").first).to_have_text("22")
-    assert page.locator("[data-testid='stSidebar']").get_by_text("6 layers", exact=False).count() == 1
+    expect(page.locator("[data-testid='stSidebar']").get_by_text("6 layers", exact=False)).to_have_count(1)
     done(page)
 
 
 def test_tokenization_settings_come_from_the_url(server: str, browser: Browser) -> None:
     page = open_view(browser, f"{server}/tokenization?tok_text=embeddings+%2A%23&tok_pad=true&tok_T=10")
-    rows = page.locator("[data-testid='stTable'] tbody tr")
+    rows = page.locator(".bv-table tbody tr")
     rows.nth(9).wait_for(timeout=30_000)  # the tenth row (T=10): the page is drawn down to the table
     assert rows.count() == 10 and rows.filter(has_text="[PAD]").count() == 2
     assert page.locator("[data-testid='stException']").count() == 0
     # expect retries: under load a rerun can still be replacing the metrics when the table is drawn
     expect(page.locator("[data-testid='stMetricValue']").first).to_have_text("8")
     expect(page.locator("textarea").first).to_have_value("embeddings *#")  # the box can fill a moment late
-    # st.table renders cells as Markdown; tokens and labels must show as typed ("## x" is no heading)
+    # tokens and labels show as typed ("## x" is no heading, "*" no emphasis)
     tokens = [rows.nth(i).locator("td").nth(1).inner_text().strip() for i in range(8)]
     assert tokens == ["[CLS]", "em", "##bed", "##ding", "##s", "*", "#", "[SEP]"]
     cells = lambda i: [td.strip() for td in rows.nth(i).locator("td").all_inner_texts()]  # noqa: E731
     assert cells(0)[5] == "—" and cells(1)[5:] == ["0", "word start", "embeddings", "0", "2"]  # ints stay ints
     assert rows.filter(has_text="## continuation").count() == 3
-    assert page.locator("[data-testid='stTable'] :is(h1, h2, h3, ul, em)").count() == 0
+    assert page.locator(".bv-table :is(h1, h2, h3, ul, em)").count() == 0
     done(page)
 
 
@@ -63,7 +63,7 @@ def test_layer_values_page_renders_histogram_layers_and_outliers(server: str, br
     assert [s["title"] for s in summaries if s["type"] == "heatmap"] == ["L2 norm of each token's vector"]
     assert page.get_by_text("Outlier dimensions").count() >= 1
     for key in ("lv_stats", "lv_outliers"):  # the statistics and outlier tables, static (they redraw at once)
-        expect(page.locator(f".st-key-{key} [data-testid='stTable']")).to_have_count(1)  # drawn after the charts
+        expect(page.locator(f".st-key-{key} .bv-table")).to_have_count(1)  # drawn after the charts
     page.get_by_role("tab", name="Token × dimension at the chosen layer").click()  # only the open tab is drawn
     wait_for_chart(page, "Dimensions at layer 5")
     summaries = plotly_summaries(page, 3)  # the histogram's tab closed: only the open tab is drawn

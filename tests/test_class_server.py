@@ -66,7 +66,7 @@ def test_two_browsers_on_two_processes_with_upload_download_and_share_link(
     box = a.locator("textarea").first
     box.fill(TYPED)
     box.press("Control+Enter")
-    expect(a.locator("[data-testid='stTable']").first).to_contain_text("zebra", timeout=IDLE_WAIT_MS)
+    expect(a.locator(".bv-table").first).to_contain_text("zebra", timeout=IDLE_WAIT_MS)
     wait_idle(a)
 
     csv = tmp_path / "notes.csv"
@@ -96,7 +96,7 @@ def test_two_browsers_on_two_processes_with_upload_download_and_share_link(
     fresh = still_context(browser, viewport=VIEWPORT)  # a share link, opened where nothing of A's session is
     shared = visit(fresh, a.url)
     expect(shared.locator("textarea").first).to_have_value(TYPED, timeout=IDLE_WAIT_MS)
-    expect(shared.locator("[data-testid='stTable']").first).to_contain_text("zebra", timeout=IDLE_WAIT_MS)
+    expect(shared.locator(".bv-table").first).to_contain_text("zebra", timeout=IDLE_WAIT_MS)
     assert "quokka" not in shown(shared) and shared.locator("[data-testid='stException']").count() == 0
     for context in (first, second, fresh):
         context.close()

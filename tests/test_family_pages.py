@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import APP, BASE_NAMES, MLM_NAMES, table
+from conftest import APP, BASE_NAMES, MLM_NAMES, static_tables, table
 from model_family import FAMILY
 from streamlit.testing.v1 import AppTest
 
@@ -73,7 +73,7 @@ def check_view(at: AppTest, where: str, honest: str | None = None) -> None:
     """No exception, no error, and the view's charts or tables, or the ``honest`` message instead."""
     assert not at.exception, (where, [e.value for e in at.exception])
     assert not at.error, (where, [e.value for e in at.error])
-    drawn = sum(len(at.get(kind)) for kind in CONTENT)
+    drawn = sum(len(at.get(kind)) for kind in CONTENT) + static_tables(at)
     if honest is not None:
         assert honest in shown(at), (where, shown(at)[:500])
     elif not drawn:  # the overview has no chart: its text gives the model's shape

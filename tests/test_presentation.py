@@ -64,7 +64,7 @@ AUDIT_JS = """([present, minFont]) => {
   // 1. Nothing taller than the screen (presentation only: a normal page scrolls).
   if (present) {
     for (const el of document.querySelectorAll('[data-testid=stPlotlyChart], [data-testid=stVegaLiteChart], '
-        + '[data-testid=stTable], [data-testid=stDataFrame]')) {
+        + '.bv-table, [data-testid=stDataFrame]')) {
       const h = el.getBoundingClientRect().height;
       if (h > H + tol) problems.push([name(el), 'too tall', `${Math.round(h)} px tall, the screen below the header ${Math.round(H)}`]);
     }
@@ -144,7 +144,7 @@ AUDIT_JS = """([present, minFont]) => {
   // 4. Nothing wider than the page.
   const edge = main.getBoundingClientRect().right + tol;
   if (main.scrollWidth > main.clientWidth + tol) problems.push(['the page', 'too wide', `scrolls sideways (${main.scrollWidth} px)`]);
-  for (const el of main.querySelectorAll('.js-plotly-plot, [data-testid=stVegaLiteChart], [data-testid=stTable], '
+  for (const el of main.querySelectorAll('.js-plotly-plot, [data-testid=stVegaLiteChart], .bv-table, '
                                          + '[data-testid=stButton], [data-testid=stDownloadButton]'))
     if (el.getBoundingClientRect().right > edge) problems.push([name(el), 'too wide', `reaches past the page's right edge`]);
   // 5. Every button shows its whole label (the labels-cut check of browser_views), not one cut short with "…".
@@ -244,7 +244,7 @@ def screenshots(page: Page, stem: str) -> None:
     folder = Path(SHOTS)
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=folder / f"{stem}.png")
-    shown = page.locator("[data-testid=stPlotlyChart], [data-testid=stVegaLiteChart], [data-testid=stTable]")
+    shown = page.locator("[data-testid=stPlotlyChart], [data-testid=stVegaLiteChart], .bv-table")
     for i in range(shown.count()):
         shown.nth(i).evaluate("el => el.scrollIntoView({block: 'end'})")  # clear of the header bar when it fits
         page.screenshot(path=folder / f"{stem}-{i + 1:02d}.png")

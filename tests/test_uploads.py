@@ -4,7 +4,7 @@ reason and nothing of the built-in corpus."""
 from __future__ import annotations
 
 import pytest
-from conftest import APP
+from conftest import APP, static_tables
 from page_checks import checks
 from streamlit.testing.v1 import AppTest
 
@@ -106,7 +106,7 @@ def test_a_refused_upload_shows_no_results_on_similar_contexts_and_task_measures
                                                  "text/csv")).run()
     assert not at.exception and "has one sentence" in at.error[0].value
     assert "Nothing is shown until a file can be used" in at.error[0].value
-    assert not at.get("plotly_chart") and not at.table and not at.dataframe
+    assert not at.get("plotly_chart") and not static_tables(at) and not at.dataframe
     at = open_upload("pages/task_measures.py", "tm_source", {"tm_strats": ["mean"], "tm_layers": [6]})
     at.file_uploader(key="tm_upload").set_value(("bad.csv", b"id,score\n1,2\n3,4\n", "text/csv")).run()
     assert not at.exception and "No column holds sentences" in at.error[0].value

@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.layout import label_room
-from ui.layout import present, token_names
+from ui.layout import html_table, present, token_names
 from ui.layout.canvas import canvas_table_heatmap
 from ui.links import MAX_LINK_VALUE, presenting, share_link
 
@@ -119,34 +119,21 @@ def score_grid_view(scores: SeparationScores, measure: str, key: str, container:
 STATIC_ROWS = 128  # tables up to this many rows are static; longer ones scroll in a data grid
 
 
-def markdown_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy whose text cells and headers show as typed in an element that renders Markdown."""
-    as_typed = lambda v: literal(v) if isinstance(v, str) else v  # noqa: E731
-    safe = frame.copy()
-    for column in frame.select_dtypes(include=["object", "string", "category"]).columns:
-        values = frame[column]  # escaped in place, keeping the dtype: a column of ints and None stays one
-        safe[column] = (values.cat.rename_categories(as_typed) if isinstance(values.dtype, pd.CategoricalDtype)
-                        else pd.Series([as_typed(v) for v in values], index=values.index, dtype=values.dtype))
-    return safe.rename(columns=as_typed)
-
-
 def table(frame: pd.DataFrame, key: str, height: int = 600, row_css: pd.Series | None = None) -> None:
     """A table without its index, numbers to 3 decimals, text shown as typed, in a container keyed ``key`` (tests find it by
     that key); ``row_css`` (CSS per row, aligned with the frame's index) styles whole rows. Up to
-    ``STATIC_ROWS`` rows it is static, which redraws at once when a setting changes (a scrolling data
-    grid takes ~0.25 s more); longer ones scroll in a grid of ``height`` px."""
-    static = len(frame) <= STATIC_ROWS
-    # missing values (a special token has no word, start or end) show as a dash, not "None" or "nan"
-    styler = (markdown_safe(frame) if static else frame).style.format(precision=3, na_rep="—")  # st.table: Markdown
-    if row_css is not None:
-        # every cell of a row at once (a function per row took ~2 ms a table)
-        styler = styler.apply(lambda cells: pd.DataFrame({column: row_css.reindex(cells.index).to_numpy()
-                                                          for column in cells.columns}, index=cells.index), axis=None)
+    ``STATIC_ROWS`` rows it is one HTML element (``html_table``), which redraws at once when a setting changes (a
+    scrolling data grid takes ~0.25 s more); longer ones scroll in a grid of ``height`` px."""
     with st.container(key=key):
-        if static:
-            st.table(styler, hide_index=True)
-        else:
-            st.dataframe(styler, hide_index=True, width="stretch", height=height)
+        if len(frame) <= STATIC_ROWS:
+            st.html(html_table.table_html(frame, row_css))
+            return
+        styler = frame.style.format(precision=3, na_rep=html_table.MISSING)
+        if row_css is not None:
+            # every cell of a row at once (a function per row took ~2 ms a table)
+            styler = styler.apply(lambda cells: pd.DataFrame({column: row_css.reindex(cells.index).to_numpy()
+                                                              for column in cells.columns}, index=cells.index), axis=None)
+        st.dataframe(styler, hide_index=True, width="stretch", height=height)
 
 
 def chart(figure: Any, key: str, container: Any = None, **options: Any) -> Any:

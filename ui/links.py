@@ -11,7 +11,7 @@ from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestTy
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 from streamlit.runtime.state.query_params import parse_url_param
 
-from ui.layout import present
+from ui.layout import html_table, present
 
 if TYPE_CHECKING:
     from streamlit.runtime.state.common import WidgetMetadata
@@ -51,8 +51,9 @@ def presenting() -> bool:
 def presentation_style() -> None:
     """Presentation mode's larger text (every size in Streamlit's CSS is relative to the root font), tables
     that scroll within the screen and multiselects that show all their tags (``present.STYLE``); in both
-    modes columns wrap rather than squeeze a picker's choice (``present.COLUMNS_STYLE``)."""
-    st.html(present.COLUMNS_STYLE + (present.STYLE if presenting() else ""))
+    modes columns wrap rather than squeeze a picker's choice (``present.COLUMNS_STYLE``), and static tables look like
+    Streamlit's (``html_table.TABLE_STYLE``)."""
+    st.html(html_table.TABLE_STYLE + present.COLUMNS_STYLE + (present.STYLE if presenting() else ""))
 
 
 SENSES = "ws_senses"  # query parameter: the Word in context page's sense labels, "|"-separated

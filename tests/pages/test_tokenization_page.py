@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import TUTORIAL_IDS, open_page, open_vocabulary, table
+from conftest import TUTORIAL_IDS, open_page, open_vocabulary, static_tables, table, table_text
 from page_checks import LONG, PageChecks, toggle, typed
 
 
@@ -32,14 +32,12 @@ def test_tokenization_defaults_show_the_tutorial_ids() -> None:
 
 def test_special_tokens_show_a_dash_where_they_have_no_word() -> None:
     """[CLS] and [SEP] have no word, start or end: the table shows a dash there, not "None" (#51 item 15)."""
-    import pyarrow as pa
-
     at = open_page("pages/tokenization.py")
-    shown = pa.ipc.open_stream(at.table[0].proto.arrow_data.styler.display_values).read_pandas()  # as drawn
+    shown = table_text(at, "tok_table")  # as drawn
     values = token_table(at)
     special = values.index[values["token"].isin(["[CLS]", "[SEP]"])]
     assert len(special) == 2 and values.loc[special, "word_index"].isna().all()
-    for column in (r"word\_index", "start", "end"):  # headers as drawn: Markdown-escaped
+    for column in ("word_index", "start", "end"):
         assert shown.loc[special, column].tolist() == ["—", "—"], shown.loc[special]
     assert shown.loc[1, "start"] == "0" and "None" not in shown.to_string()
 
@@ -51,10 +49,10 @@ def test_padding_adds_pad_rows_with_mask_zero() -> None:
     table = token_table(at)
     assert len(table) == 30 and table["token"].tolist()[22:] == ["[PAD]"] * 8
     assert table["attention_mask"].tolist()[22:] == [0] * 8
-    assert len(at.table) == 1  # short tables are static
+    assert static_tables(at) == 1  # short tables are static
     at.number_input(key="tok_T").set_value(512).run()
     table = token_table(at)
-    assert len(table) == 512 and table["token"].tolist()[-1] == "[PAD]" and not at.table  # long ones scroll
+    assert len(table) == 512 and table["token"].tolist()[-1] == "[PAD]" and not static_tables(at)  # long ones scroll
 
 
 def test_pair_gets_segment_one_and_word_pieces_are_marked() -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import streamlit as st
 
+from ui.layout.html_table import TABLE_CLASS
 from ui.layout.label_room import DEFAULT_HEIGHT
 
 SCREEN_PX = 480  # the height of 1280 x 720 at 150 % zoom, in CSS px
@@ -46,7 +47,7 @@ COLUMNS_STYLE = ("<style>[data-testid=stHorizontalBlock] { flex-wrap: wrap; } "
 STYLE = ("<style>html { font-size: 22px; } [data-testid='stMainBlockContainer'] { padding-top: 3.5rem; "
          "max-width: 100%; } "
          # tables longer than the screen scroll inside it
-         f"[data-testid=stTable], [data-testid=stDataFrame] {{ max-height: {CHART_PX}px; overflow: auto; }} "
+         f".{TABLE_CLASS}, [data-testid=stDataFrame] {{ max-height: {CHART_PX}px; overflow: auto; }} "
          "</style>")
 
 
