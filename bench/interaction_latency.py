@@ -5,10 +5,11 @@
 For each page, changes one setting (a layer, a strategy, a toggle) ``--changes`` times and times each
 change from the input (the last keydown or pointerdown of the change, captured in the page) until the
 app's script state is idle again and the page's last DOM change, read from a MutationObserver, or the
-end of its last long task (a canvas is drawn without changing the DOM). The
-floor is the same change on bench/floor_app.py: one slider and one plotly chart. For the sentence
-pooling page it also times its PCA grid drawing alone on a minimal page (bench/grid_app.py), which
-separates the figure's own drawing cost from what the page adds.
+end of its last long task (a canvas is drawn without changing the DOM). The floor is the same change on
+bench/floor_app.py: one slider and one plotly chart, timed first and again last (the ratios are to both together,
+so that the machine drifting during the run favours neither end). For the sentence pooling page it also times its
+PCA grid drawing alone on a minimal page (bench/grid_app.py), which separates the figure's own drawing cost from
+what the page adds.
 Then the same on each store page's view of a precomputed store (the built-in corpus, precomputed; each page's
 ``store_timed_change``). Prints the median and spread (25th-75th percentile) per page and the ratio to the floor's median.
 """
@@ -147,7 +148,12 @@ def main() -> None:
                 for name, (path, act) in store_changes(Path(store).name).items():
                     if args.only in name:
                         results[name] = timed_page(browser, f"{app.url}/{path}", act, args.changes)
+        # the floor again at the end: the pages are compared with both, so drift during the run cancels
+        first, last = results[FLOOR], timed_app(browser, "bench/floor_app.py", None, slider, args.changes)
+        results[FLOOR] = first + last
         browser.close()
+    print(f"the floor's median: {statistics.median(first):.0f} ms first, {statistics.median(last):.0f} ms last; "
+          "ratios are to both together")
     print_table(results)
     if GRID_ALONE in results and "sentence pooling (layers)" in results:
         ratio = statistics.median(results["sentence pooling (layers)"]) / statistics.median(results[GRID_ALONE])
