@@ -111,14 +111,39 @@ def wait_for_chart(page: Page, text: str) -> None:
     wait_idle(page)
 
 
+# The title of the canvas chart in container .st-key-<key>: a heatmap's hidden title (``ui.canvas_heatmap`` draws its
+# title from its data, and labels the view with the kind of heatmap), else the view's label, the spec's description
+# (``ui.canvas_chart``: the title); '' while no view is drawn.
+CANVAS_TITLE_JS = """key => { const box = document.querySelector(`.st-key-${key}`);
+  const view = box && box.querySelector("[role='graphics-document']");
+  if (!view) return '';
+  const hidden = box.querySelector('.bv-chart-title');
+  return hidden ? hidden.textContent : view.getAttribute('aria-label') || ''; }"""
+
+
+def canvas_title(page: Page, key: str) -> str:
+    """The title of the canvas chart drawn with ``key`` (``CANVAS_TITLE_JS``)."""
+    return page.evaluate(f"({CANVAS_TITLE_JS})({json.dumps(key)})")
+
+
 def wait_for_canvas(page: Page, key: str, title: str, starts: bool = False) -> None:
     """Wait until the canvas chart keyed ``key`` (``ui.canvas_heatmap``, ``ui.canvas_chart``) is drawn under
-    ``title`` (with ``starts``, a title that starts so): a canvas holds no text, and Vega gives its view the spec's
-    description, the title, as its label."""
-    label = json.dumps(title, ensure_ascii=False)
-    page.locator(f".st-key-{key} [role='graphics-document'][aria-label{'^' if starts else ''}={label}]").wait_for(
-        timeout=90_000)
+    ``title`` (with ``starts``, a title that starts so): a canvas holds no text (``CANVAS_TITLE_JS``)."""
+    page.wait_for_function(f"""([key, title, starts]) => {{ const shown = ({CANVAS_TITLE_JS})(key);
+        return starts ? shown.startsWith(title) : shown === title; }}""", arg=[key, title, starts], timeout=90_000)
     wait_idle(page)
+
+
+def canvas_colours(page: Page, key: str) -> int:
+    """How many distinct colours the canvas chart drawn with ``key`` holds, counted on a 40 × 40 grid of its pixels:
+    a chart whose marks failed to draw (a colour scale Vega could not build) shows its axes' few greys alone."""
+    return page.evaluate("""key => { const canvas = document.querySelector(`.st-key-${key} canvas`);
+      const ctx = canvas.getContext('2d'), seen = new Set();
+      for (let i = 0; i < 40; i++) for (let j = 0; j < 40; j++) {
+        const [r, g, b] = ctx.getImageData(Math.floor(canvas.width * (i + 0.5) / 40),
+                                           Math.floor(canvas.height * (j + 0.5) / 40), 1, 1).data;
+        seen.add(`${r >> 4},${g >> 4},${b >> 4}`); }
+      return seen.size; }""", key)
 
 
 def plotly_summaries(page: Page, count: int) -> list[dict]:

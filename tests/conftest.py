@@ -346,9 +346,24 @@ def canvas_chart(at: AppTest, key: str) -> tuple[dict, pd.DataFrame]:
 
 
 def canvas_heatmap(at: AppTest, key: str) -> tuple[dict, pd.DataFrame]:
-    """The spec and the cells (row, column, value, hover, text, dark, best) of the ``ui.canvas_heatmap`` drawn with
-    ``key``."""
+    """The spec and the cells (row, column, value, hover, text, dark, best, and the title) of the
+    ``ui.canvas_heatmap`` drawn with ``key``."""
     return canvas_chart(at, key)
+
+
+def heatmap_title(at: AppTest, key: str) -> str | list[str]:
+    """The title the ``ui.canvas_heatmap`` drawn with ``key`` shows (drawn from its data): one line, or its lines."""
+    lines = canvas_heatmap(at, key)[1]["title"].iloc[0].split("\n")
+    return lines[0] if len(lines) == 1 else lines
+
+
+def heatmap_range(at: AppTest, key: str) -> tuple[float, float]:
+    """The colour scale's fixed ends of the ``ui.canvas_heatmap`` drawn with ``key``, which travel with its cells (the
+    scale reads them from the first)."""
+    spec, cells = canvas_heatmap(at, key)
+    scale = spec["layer"][0]["encoding"]["color"]["scale"]
+    assert "expr" in scale["domainMin"] and "expr" in scale["domainMax"], "the colour scale's ends are not fixed"
+    return float(cells["low"].iloc[0]), float(cells["high"].iloc[0])
 
 
 def canvas_values(at: AppTest, key: str) -> np.ndarray:

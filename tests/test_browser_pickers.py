@@ -6,7 +6,7 @@ import re
 import time
 from collections.abc import Callable
 
-from browser_views import choose, done, open_view, require_chromium, wait_for_canvas
+from browser_views import canvas_title, choose, done, open_view, require_chromium, wait_for_canvas
 from live_app import changes, wait_for_change, wait_idle
 
 require_chromium()
@@ -25,14 +25,13 @@ def picked(page: Page, key: str) -> str:
 
 
 def titled(page: Page, key: str) -> str:
-    """The title of the chart drawn with ``key``: a plotly chart's, or a canvas chart's view label (a canvas holds no
-    text); '' while none is drawn."""
+    """The title of the chart drawn with ``key``: a plotly chart's, or a canvas chart's (``canvas_title``); '' while
+    none is drawn."""
     charts = page.locator(f".st-key-{key} .js-plotly-plot")
     if charts.count():
         return charts.first.evaluate(
             r"el => ((el.layout.title && el.layout.title.text) || '').replace(/<\/?b>/g, '').replace(/<br>/g, ' ')")
-    view = page.locator(f".st-key-{key} [role='graphics-document']")
-    return (view.first.get_attribute("aria-label") or "") if view.count() else ""
+    return canvas_title(page, key)
 
 
 def text_of(locator) -> str:  # noqa: ANN001 - a playwright Locator
@@ -106,7 +105,7 @@ def test_every_text_picker_names_what_the_page_shows_after_the_text_changes(serv
     page = open_view(browser, f"{server}/attention?at_heads=head+3")
     type_into(page, "at_text", "The cat sat on the mat.")
     tags = page.locator(".st-key-at_heads .react-aria-ComboBox [data-tag] [title]")
-    head_view = page.locator(".st-key-at_head_chart [role='graphics-document']")  # a canvas: its title is its label
+    head_view = page.locator(".st-key-at_head_chart [role='graphics-document']")  # a canvas: no text
 
     def heads_shown() -> tuple[str, str, bool]:
         if not head_view.count():
@@ -114,7 +113,7 @@ def test_every_text_picker_names_what_the_page_shows_after_the_text_changes(serv
         # a canvas holds no data: the new text's 9 rows (22 px each) are drawn once it is shorter than the
         # tutorial's 22 rows alone
         shorter = head_view.evaluate("el => el.getBoundingClientRect().height") < 22 * CELL_PX[False]
-        title = head_view.get_attribute("aria-label") or ""
+        title = canvas_title(page, "at_head_chart")
         return " and ".join(tags.all_inner_texts()), group("Layer 1, (.*)", title), shorter
     assert settles(page, heads_shown, "Attention heads") == "head 3"
     page.get_by_role("tab", name="From one token").click()

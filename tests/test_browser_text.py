@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from browser_views import (
-    choose, done, open_view, plotly_summaries, require_chromium, wait_for_canvas, wait_for_chart,
+    CANVAS_TITLE_JS, canvas_colours, canvas_title, choose, done, open_view, plotly_summaries, require_chromium,
+    wait_for_canvas, wait_for_chart,
 )
 from live_app import wait_idle
 
@@ -144,6 +145,21 @@ def test_attention_page_views_render_and_a_statistics_click_opens_the_head(serve
     page.mouse.click(point["x"], point["y"])
     wait_for_canvas(page, "at_head_chart", "Layer 1, head 3")
     assert "at_heads=head+3" in page.url  # layer 1 and the head view are the defaults, so not in the link
+    assert canvas_colours(page, "at_head_chart") > 8  # redrawn in place, its cells coloured from 0 to the data's most
+    done(page)
+
+
+def test_a_heatmap_redrawn_in_place_shows_its_new_title_and_colours(server: str, browser: Browser) -> None:
+    """Why similar?'s token pairs: a change of the reference gives the drawn view new cells, title and colour
+    scale ends (they travel with the cells), not a new view; it must show them all."""
+    page = open_view(browser, f"{server}/why_similar")
+    wait_for_canvas(page, "wy_matrix", "Token pairs' shares of the cosine", starts=True)
+    assert "[PAD] reference" in canvas_title(page, "wy_matrix")
+    page.locator("[data-testid='stRadio']").filter(has_text="Reference").locator("label").filter(
+        has_text="[MASK]").click()
+    page.wait_for_function(f"({CANVAS_TITLE_JS})('wy_matrix').includes('[MASK] reference')", timeout=60_000)
+    wait_idle(page)
+    assert canvas_colours(page, "wy_matrix") > 8 and page.locator("[data-testid='stException']").count() == 0
     done(page)
 
 

@@ -53,7 +53,8 @@ def presentation_style() -> None:
     that scroll within the screen and multiselects that show all their tags (``present.STYLE``); in both
     modes columns wrap rather than squeeze a picker's choice (``present.COLUMNS_STYLE``), and static tables look like
     Streamlit's (``html_table.TABLE_STYLE``)."""
-    st.html(html_table.TABLE_STYLE + present.COLUMNS_STYLE + (present.STYLE if presenting() else ""))
+    st.html(html_table.TABLE_STYLE + present.CHART_TITLE_STYLE + present.COLUMNS_STYLE
+            + (present.STYLE if presenting() else ""))
 
 
 SENSES = "ws_senses"  # query parameter: the Word in context page's sense labels, "|"-separated

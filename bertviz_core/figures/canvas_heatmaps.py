@@ -23,10 +23,18 @@ BOUNDARY = {"type": "rule", "color": "#dc2626", "strokeWidth": 2}  # between a p
 # (the view keeps its own description as its label); left out, a redraw of the pooling grid's 3,520 points did a
 # third less work (docs/performance.md).
 CANVAS_CONFIG = {"aria": False}
+_FIRST = "data('cells')[0]"  # a heatmap's first cell, which carries its title and its colour scale's fixed ends
+
+
+def heatmap_description(value_title: str, x_title: str | None, y_title: str | None) -> str:
+    """A heatmap's label for a screen reader: its value and, when titled, its axes."""
+    axes = f": {y_title} down the side, {x_title} across" if x_title and y_title else ""
+    return f"Heatmap of each cell's {value_title}{axes}"
 
 
 def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence[str], title: str | list[str],
-                 colorscale: str = "Blues", zrange: tuple[float, float] | None = None, zmid: float | None = None,
+                 colorscale: str = "Blues", zrange: tuple[float | None, float | None] | None = None,
+                 zmid: float | None = None,
                  annotate: bool = True, best_cells: Sequence[tuple[int, int]] = (), font_px: int = 12,
                  height_px: int | None = None, min_font_px: int = 8, description: str | None = None,
                  x_title: str | None = None, y_title: str | None = None, hover_format: str = ".3f",
@@ -37,16 +45,19 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
     ``value_title`` in ``hover_format`` (a Python format spec: 3 decimals, or "+.3g" for small signed values) with
     both its labels, each titled as its axis (``x_title`` across, at the axis's right end, ``y_title`` down the
     side, or none); NaN cells read ``MISSING``; each of ``best_cells`` (row, column) boxed in red (one best, or
-    every cell of a tie). ``title``: one line, or its lines; ``description`` (the title by default) labels the view
-    for a screen reader. ``colorscale`` is one of ``SCHEMES``; ``zrange`` fixes the colour scale's ends, ``zmid``
-    its middle. Rows are ``CELL_PX`` tall, or share ``height_px`` when that is less (presentation mode), but are
-    never shorter than ``min_font_px``: a heatmap of more rows than that allows runs past ``height_px``, each row
-    named. Text is ``font_px``, the row labels and the cells' numbers as large as their rows and columns allow, the
-    numbers left out (on hover alone) where that is under ``min_font_px``. ``boundary`` (a row and column index of
-    a square matrix: a pair's second text's first token) draws a red rule before that row and before that column;
-    with ``numbered_columns`` each column is labelled by its number alone, from 0 (the rows name the same tokens).
-    Returns the spec (its data as the named dataset "cells", for ``st.vega_lite_chart``) and the cells as a frame:
-    row, column, value, text, hover, dark, best."""
+    every cell of a tie). ``title``: one line, or its lines, drawn from the data; ``description`` labels the view for
+    a screen reader (what kind of heatmap, by default from the axes' and value's titles). Nothing in the spec but the
+    data depends on the values or the title, so a change of them alone is handed to the drawn view, which redraws
+    without being built again (docs/performance.md, "Charts redrawn in place"). ``colorscale`` is one of
+    ``SCHEMES``; ``zrange`` fixes the colour scale's ends (an end None: the data's), ``zmid`` its middle. Rows are
+    ``CELL_PX`` tall, or share ``height_px`` when that is less (presentation mode), but are never shorter than
+    ``min_font_px``: a heatmap of more rows than that allows runs past ``height_px``, each row named. Text is
+    ``font_px``, the row labels and the cells' numbers as large as their rows and columns allow, the numbers left
+    out (on hover alone) where that is under ``min_font_px``. ``boundary`` (a row and column index of a square
+    matrix: a pair's second text's first token) draws a red rule before that row and before that column; with
+    ``numbered_columns`` each column is labelled by its number alone, from 0 (the rows name the same tokens).
+    Returns the spec (its data as the named dataset "cells", for ``st.vega_lite_chart``, each row also holding the
+    title, its lines joined by newlines, and the colour scale's ends, low and high) and the cells as a frame: row, column, value, text, hover, dark, best."""
     values = np.asarray(matrix, dtype=float)
     rows, cols = values.shape
     if (rows, cols) != (len(y_labels), len(x_labels)):
@@ -56,7 +67,9 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
         raise ValueError(f"Unknown colour scale {colorscale!r}; choose one of {', '.join(SCHEMES)}.")
     scheme, reverse, dark_end = SCHEMES[colorscale]
     finite = values[np.isfinite(values)]
-    low, high = zrange if zrange is not None else ((finite.min(), finite.max()) if finite.size else (0.0, 1.0))
+    fixed_low, fixed_high = zrange if zrange is not None else (None, None)
+    low = fixed_low if fixed_low is not None else (finite.min() if finite.size else 0.0)
+    high = fixed_high if fixed_high is not None else (finite.max() if finite.size else 1.0)
     share = (values - low) / ((high - low) or 1.0)  # where each value falls on the colour scale, 0 to 1
     middle = (low + high) / 2 if zmid is None else zmid
     dark = {"high": share > 0.6, "low": share < 0.4,  # a diverging scale is darkest at both ends
@@ -76,7 +89,13 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
     # squeezed onto one screen, but never below the least text size: every row keeps its name, however tall
     row_px = CELL_PX[annotate] if height_px is None else max(min_font_px, min(CELL_PX[annotate], height_px // rows))
     cell_font_px = min(font_px, row_px - 6)  # the numbers shrink with rows squeezed onto one screen
-    scale = {"scheme": scheme, "reverse": reverse, "domain": [float(low), float(high)]} | (
+    if fixed_low is not None and fixed_high is not None:  # both fixed: they travel with the cells (low, high)
+        ends = {"domainMin": {"expr": f"length(data('cells')) ? {_FIRST}.low : 0"},
+                "domainMax": {"expr": f"length(data('cells')) ? {_FIRST}.high : 1"}}
+    else:  # an end not fixed is the data's: Vega takes it from the cells
+        ends = {name: float(end) for name, end in (("domainMin", fixed_low), ("domainMax", fixed_high))
+                if end is not None}
+    scale = {"scheme": scheme, "reverse": reverse, "nice": False} | ends | (
         {"domainMid": float(zmid)} if zmid is not None else {})
     # each label at its row's or column's middle (Streamlit's theme pulls the end labels in), beside it (the theme's
     # 1rem is 22 px in presentation mode)
@@ -111,13 +130,17 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
                          "opacity": {"expr": f"{fitted} >= {min_font_px} ? 1 : 0"}},
                 "encoding": {"text": {"field": "text"},
                              "color": {"condition": {"test": "datum.dark", "value": "white"}, "value": "#31333f"}}}]
+    lines = [title] if isinstance(title, str) else list(title)
     spec = {
         "usermeta": {"embedOptions": {"renderer": "canvas"}},
-        "title": {"text": title, "anchor": "start", "fontSize": font_px + 3, "limit": 0},
-        # the canvas's label for a screen reader (and a browser test: the canvas has no text)
-        "description": description or (title if isinstance(title, str) else " ".join(title)),
+        "title": {"text": {"expr": f"length(data('cells')) ? split({_FIRST}.title, '\\n') : ''"},
+                  "anchor": "start", "fontSize": font_px + 3, "limit": 0},
+        # the canvas's label for a screen reader: what it shows, not the title of the moment (the spec would change)
+        "description": description or heatmap_description(value_title, x_title, y_title),
         "width": "container", "height": rows * row_px, "autosize": {"type": "fit-x", "contains": "padding"},
-        "datasets": {"cells": cells[["row", "column", "value", "hover", "text", "dark", "best"]]},
+        # one dataset: Streamlit hands a changed one to the drawn view, every dataset a mark of the view must use
+        "datasets": {"cells": cells[["row", "column", "value", "hover", "text", "dark", "best"]]
+                     .assign(title=pd.Categorical(["\n".join(lines)] * len(cells)), low=float(low), high=float(high))},
         "data": {"name": "cells"},
         "encoding": {"x": x, "y": y, "tooltip": tooltip},  # the cell and its number both show it
         "layer": [

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import F32
@@ -76,6 +77,30 @@ def test_many_word_columns_keep_plotlys_own_ticks() -> None:
     assert heatmap_figure(np.zeros((2, 60)), words, ["a", "b"], "t").layout.xaxis.tickvals is None
 
 
+def test_a_canvas_heatmaps_spec_does_not_change_with_its_values_or_title() -> None:
+    """Streamlit redraws a drawn view in place when only its data changes, and builds it again otherwise: a layer
+    change gives the same spec, its new values and title in the one dataset, and the colour scale's open end is the
+    data's."""
+    import json
+
+    from bertviz_core.figures.canvas_heatmaps import heatmap_spec
+
+    def drawn(matrix: np.ndarray, title: str | list[str], zrange: tuple = (0.0, None)) -> tuple[str, pd.DataFrame]:
+        spec, _ = heatmap_spec(matrix, ["a", "b"], ["r0", "r1"], title, zrange=zrange, annotate=False,
+                               x_title="key", y_title="query", value_title="weight")
+        data = spec.pop("datasets")["cells"]
+        return json.dumps(spec), data
+
+    first, second = drawn(np.eye(2), "Layer 1, head 1"), drawn(np.eye(2) * 0.5, ["Layer 2, head 1", "mean"])
+    assert first[0] == second[0] and "Layer" not in first[0]
+    assert set(second[1]["title"]) == {"Layer 2, head 1\nmean"} and list(second[1]["value"]) == [0.5, 0, 0, 0.5]
+    scale = json.loads(first[0])["layer"][0]["encoding"]["color"]["scale"]
+    assert scale["domainMin"] == 0.0 and "domainMax" not in scale and "domain" not in scale
+    assert json.loads(first[0])["description"] == "Heatmap of each cell's weight: query down the side, key across"
+    narrow, wide = drawn(np.eye(2), "t", (-0.5, 0.5)), drawn(np.eye(2), "t", (-2.0, 2.0))  # ends fixed by the data
+    assert narrow[0] == wide[0] and (wide[1]["low"].iloc[0], wide[1]["high"].iloc[0]) == (-2.0, 2.0)
+
+
 def test_a_canvas_heatmap_holds_every_cell_in_order_with_its_number_and_contrast() -> None:
     from bertviz_core.figures.canvas_heatmaps import MISSING, heatmap_spec
 
@@ -88,8 +113,12 @@ def test_a_canvas_heatmap_holds_every_cell_in_order_with_its_number_and_contrast
     # Blues reversed: the low values are the dark cells, whose numbers are white; a missing cell is never dark
     assert list(cells["dark"]) == [False, True, False, False, True, False]
     scale = spec["layer"][0]["encoding"]["color"]["scale"]
-    assert scale == {"scheme": "blues", "reverse": True, "domain": [0.0, 1.0]}
-    assert spec["encoding"]["y"]["sort"] == ["r0", "r1"] and spec["title"]["text"] == spec["description"]
+    assert scale == {"scheme": "blues", "reverse": True, "nice": False,  # its fixed ends travel with the cells
+                     "domainMin": {"expr": "length(data('cells')) ? data('cells')[0].low : 0"},
+                     "domainMax": {"expr": "length(data('cells')) ? data('cells')[0].high : 1"}}
+    assert set(spec["datasets"]["cells"]["low"]) == {0.0} and set(spec["datasets"]["cells"]["high"]) == {1.0}
+    assert spec["encoding"]["y"]["sort"] == ["r0", "r1"] and spec["description"] == "Heatmap of each cell's value"
+    assert set(spec["datasets"]["cells"]["title"]) == {"cosine, mean"}  # the title is drawn from the data
     assert len(spec["layer"]) == 2  # the cells and their numbers; no best boxed
     assert spec["config"]["aria"] is False  # a canvas exposes no cell: no ARIA description computed for each
     diverging, _ = heatmap_spec(matrix, ["a", "b", "c"], ["r0", "r1"], "t", colorscale="RdBu", zmid=0.0)

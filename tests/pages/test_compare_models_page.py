@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import canvas_heatmap, canvas_values, open_page, table
+from conftest import canvas_heatmap, canvas_values, heatmap_range, heatmap_title, open_page, table
 from page_checks import LONG, PageChecks, choose, uploaded
 
 from bertviz_core import BUNDLED_MODEL, Encoder, load_encoder
@@ -43,7 +43,8 @@ heatmap = canvas_values
 
 def title(at, key: str) -> str:  # noqa: ANN001
     """The chart's title as read, its wrapping undone."""
-    return canvas_heatmap(at, key)[0]["description"]
+    title = heatmap_title(at, key)
+    return title if isinstance(title, str) else " ".join(title)
 
 
 @pytest.mark.slow
@@ -117,8 +118,7 @@ def test_few_texts_say_how_little_to_trust_the_values_and_negative_cka_shows() -
     at.radio(key="cm_estimator").set_value("debiased CKA").run()
     assert not at.exception
     assert "Only 4 texts" in " ".join(m.value for m in at.info)
-    (low, high), cka = canvas_heatmap(at, "cm_cka")[0]["layer"][0]["encoding"]["color"]["scale"]["domain"], heatmap(
-        at, "cm_cka")
+    (low, high), cka = heatmap_range(at, "cm_cka"), heatmap(at, "cm_cka")
     assert np.nanmin(cka) < 0 and low <= np.nanmin(cka) and high == 1
 
 

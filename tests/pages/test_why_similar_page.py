@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import canvas_heatmap, canvas_keys, canvas_values, chart, charts, open_page, open_tab, table
+from conftest import (
+    canvas_heatmap, canvas_keys, canvas_values, chart, charts, heatmap_range, heatmap_title, open_page, open_tab, table,
+)
 from page_checks import LONG, PageChecks, choose, typed
 
 from bertviz_core import Encoder
@@ -36,8 +38,8 @@ def test_the_default_pair_equals_the_core(bundled: Encoder) -> None:
     expected = pair_attribution(bundled, *DEFAULT_PAIR)
     np.testing.assert_allclose(matrix(at), expected.matrix, atol=1e-5)
     spec, cells = canvas_heatmap(at, "wy_matrix")
-    title = spec["title"]["text"]  # wrapped to its column: its lines
-    assert " ".join([title] if isinstance(title, str) else title) == spec["description"] == attribution_title(expected)
+    title = heatmap_title(at, "wy_matrix")  # wrapped to its column: its lines
+    assert " ".join([title] if isinstance(title, str) else title) == attribution_title(expected)
     # every token of both texts named: the first text's down the side, the second's across, each axis titled
     assert spec["encoding"]["y"]["sort"] == token_labels(expected.first_tokens)
     assert spec["encoding"]["x"]["sort"] == token_labels(expected.second_tokens)
@@ -51,7 +53,7 @@ def test_the_default_pair_equals_the_core(bundled: Encoder) -> None:
     reach = float(np.abs(expected.matrix).max())
     scale = spec["layer"][0]["encoding"]["color"]["scale"]
     assert scale["scheme"] == "redblue" and scale["domainMid"] == 0
-    np.testing.assert_allclose(scale["domain"], [-reach, reach], atol=1e-5)
+    np.testing.assert_allclose(heatmap_range(at, "wy_matrix"), [-reach, reach], atol=1e-5)
     story = " ".join(i.value for i in at.info)
     assert f"Cosine **{expected.score:.3f}**" in story and "from the token pairs" in story
     assert "wy_lines" not in chart_keys(at), "only the open tab is drawn"

@@ -2,6 +2,7 @@
 with a number in every cell or not, and any chart whose spec is built for a title, a text size and a height."""
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,7 +24,9 @@ def canvas_heatmap(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequen
     and its rows share one screen. ``x_title``, ``y_title`` (the axes' titles, none by default), ``hover_format``,
     ``value_title`` (a cell's number on hover) and ``boundary`` (a pair's red rules) are ``heatmap_spec``'s; with
     ``numbered_columns``, in presentation mode alone, each column is named by its number (the rows name the same
-    tokens), so that its rows keep one screen. Streamlit's toolbar saves it as PNG."""
+    tokens), so that its rows keep one screen. Streamlit's toolbar saves it as PNG. The title is drawn from the data
+    and also given as hidden text (``present.CHART_TITLE_CLASS``): the view's label names the kind of heatmap, so that
+    a change of values or title redraws the view in place."""
     from bertviz_core.figures.canvas_heatmaps import heatmap_spec
 
     shown = presenting()
@@ -36,10 +39,10 @@ def canvas_heatmap(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequen
     spec, _ = heatmap_spec(matrix, x_labels, y_labels, lines if len(lines) > 1 else title, colorscale, zrange, zmid,
                            annotate=annotate, best_cells=best_cells, font_px=font_px,
                            height_px=int(present.CHART_PX - (2 + len(lines)) * present.LINE_PX - below) if shown
-                           else None, min_font_px=present.MIN_FONT_PX if shown else 8, description=title,
+                           else None, min_font_px=present.MIN_FONT_PX if shown else 8,
                            x_title=x_title, y_title=y_title, hover_format=hover_format, value_title=value_title,
                            boundary=boundary, numbered_columns=numbered)
-    _draw(spec, key, container)
+    _draw(spec, key, container, title)
 
 
 def canvas_chart(spec_of: Callable[[str | list[str], int, int | None], dict], title: str, key: str,
@@ -55,8 +58,11 @@ def canvas_chart(spec_of: Callable[[str | list[str], int, int | None], dict], ti
     _draw(spec | {"description": title}, key, container)  # the view's ARIA label: the whole title, unwrapped
 
 
-def _draw(spec: dict, key: str, container: Any) -> None:
-    with (container or st).container(key=key):  # tests and browser checks find the chart by its container's key
+def _draw(spec: dict, key: str, container: Any, hidden_title: str | None = None) -> None:
+    # tests and browser checks find the chart by its container's key; the hidden title takes no room (no gap)
+    with (container or st).container(key=key, gap=None):
+        if hidden_title is not None:
+            st.html(f'<div class="{present.CHART_TITLE_CLASS}">{html.escape(hidden_title)}</div>')
         st.vega_lite_chart(spec=spec, key=f"{key}_chart", width="stretch")
 
 

@@ -44,6 +44,10 @@ COLUMNS_STYLE = ("<style>[data-testid=stHorizontalBlock] { flex-wrap: wrap; } "
                  "[data-testid=stMultiSelectTagsContainer] [data-tag] { height: auto; min-height: 28px; } "
                  "[data-testid=stMultiSelectTagsContainer] [data-tag] > [title] { white-space: normal; height: auto; }"
                  "</style>")
+# A canvas heatmap's title as text for a screen reader (and a browser test), hidden from the eye: the canvas draws it
+CHART_TITLE_CLASS = "bv-chart-title"
+CHART_TITLE_STYLE = (f"<style>.{CHART_TITLE_CLASS} {{ position: absolute; width: 1px; height: 1px; overflow: hidden; "
+                     "clip-path: inset(50%); white-space: nowrap; }</style>")
 STYLE = ("<style>html { font-size: 22px; } [data-testid='stMainBlockContainer'] { padding-top: 3.5rem; "
          "max-width: 100%; } "
          # tables longer than the screen scroll inside it

@@ -24,6 +24,6 @@ def head_view_chart(weights: np.ndarray, labels: Sequence[str], title: str, boun
     if len(labels) > CANVAS_TOKENS:
         chart(figures.attention_figure(weights, labels, title, boundary), key=key)
         return
-    canvas_heatmap(weights, labels, labels, title, key, zrange=(0.0, float(weights.max())), annotate=False,
+    canvas_heatmap(weights, labels, labels, title, key, zrange=(0.0, None), annotate=False,
                    x_title="key (attended to)", y_title="query (attending)", value_title="weight", boundary=boundary,
                    numbered_columns=True)
