@@ -3,7 +3,7 @@ import streamlit as st
 
 from bertviz_core.views.page_registry import PAGES
 from ui import (
-    model_key, model_sidebar, page_running, preload_encoder, PRESENT, presentation_style,
+    model_key, model_sidebar, page_running, preload_encoder, PRESENT, presentation_style, served_by_app,
 )
 
 st.set_page_config(page_title="BERT Embedding Explorer", page_icon="🔎", layout="wide",
@@ -13,6 +13,6 @@ page = st.navigation([st.Page(entry.file, title=entry.title, icon=entry.icon, de
                       for entry in PAGES])
 model_sidebar()
 presentation_style()
-with page_running():  # the background warm-up waits while a page runs
+with page_running(), served_by_app():  # the background warm-up waits while a page runs
     page.run()
 preload_encoder(*model_key())  # the first page opens without the model; it loads now, in the background

@@ -1,5 +1,6 @@
 """Real-browser tests of what travels between visitors: deep and shared links reopen the same view, eight sessions
-at once see only their own text, the overview links every page, and user text never becomes a link."""
+at once see only their own text, two first visitors of a fresh server both get the app, the overview links every
+page, and user text never becomes a link."""
 from __future__ import annotations
 
 import json
@@ -8,7 +9,7 @@ import pytest
 from browser_views import (
     done, open_view, require_chromium, scatter_grid_drawn, tab, wait_for_canvas, wait_for_chart,
 )
-from live_app import DRAWN_JS, wait_idle
+from live_app import DRAWN_JS, running_app, wait_idle
 from page_checks import checks
 
 require_chromium()
@@ -239,3 +240,20 @@ def test_edited_sense_labels_travel_in_the_link(server: str, browser: Browser) -
     wait_for_chart(default, "per merge rule")
     assert default.evaluate(SENSE_SCORES_JS) != edited  # the labels changed the scores
     done(default)
+
+
+def test_two_first_visitors_of_a_fresh_server_both_get_the_app(browser: Browser) -> None:
+    """Until app.py's navigation first runs, Streamlit serves a deep link's page file alone (a legacy multipage app).
+    Two visitors opening links at once on a fresh server both start so: each must still get app.py's pages, sidebar
+    and model, not the page alone with a list of file names."""
+    with running_app() as app:
+        pages = [browser.new_context(viewport={"width": 1400, "height": 1000}).new_page() for _ in range(2)]
+        for page, path in zip(pages, ("layer_values", "tokenization")):
+            page.goto(f"{app.url}/{path}")
+        for page in pages:
+            wait_idle(page)
+            sidebar = page.locator("[data-testid='stSidebar']")
+            expect(sidebar.get_by_text("Sentence pooling", exact=True)).to_have_count(1)  # the app's page titles
+            expect(sidebar.get_by_text("6 layers", exact=False)).to_have_count(1, timeout=30_000)  # its model
+            assert sidebar.get_by_text("sentence pooling", exact=True).count() == 0  # no file names
+            page.context.close()

@@ -25,7 +25,8 @@ from ui.layout.present import (
     columns,
 )
 from ui.links import (
-    forget_shared_senses, PRESENT, presentation_style, presenting, set_shared_senses, shared_senses, text_bind,
+    ensure_app_navigation, forget_shared_senses, PRESENT, presentation_style, presenting, served_by_app,
+    set_shared_senses, shared_senses, text_bind,
 )
 from ui.page_parts.attention import (
     head_view_chart,
@@ -47,7 +48,7 @@ from ui.page_parts.why_similar import (
     attribution, attribution_code, cut_notice, maxsim,
 )
 from ui.picker import (
-    active_info, allowed_models, BUNDLED_MODEL, encoder, ensure_app_navigation, failed_models, get_encoder,
+    active_info, allowed_models, BUNDLED_MODEL, encoder, failed_models, get_encoder,
     model_choices, model_key, model_sidebar, offer_model, remembered_failure, show_in_picker,
 )
 from ui.results import (
@@ -102,8 +103,8 @@ __all__ = [
     "open_head", "OPENED", "or_stop", "OWN", "page_running", "pick_model_b", "pooled_pair", "pooling_cell",
     "pooling_store_view", "preload_encoder", "PRESENT", "presentation_style", "presenting", "probe_cell",
     "probe_grids_view", "probe_store_view", "progress_over", "ranking_store_view", "remembered_failure", "result_store",
-    "scatter_grid", "score_grid_view", "scored_pairs", "sentence_neighbours", "set_shared_senses", "shared_senses",
-    "show_in_picker", "store_view", "strategy_label", "table", "task_scoring", "teaching_panel", "text_bind",
+    "scatter_grid", "score_grid_view", "scored_pairs", "sentence_neighbours", "served_by_app", "set_shared_senses",
+    "shared_senses", "show_in_picker", "store_view", "strategy_label", "table", "task_scoring", "teaching_panel", "text_bind",
     "texts_edited", "token_highlight", "token_index", "token_neighbours", "tokenization_table", "tokenize_text", "vocabulary",
     "with_progress", "word_contextuality", "word_occurrences"
 ]

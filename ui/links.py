@@ -1,12 +1,14 @@
 """Links that reopen a view, and presentation mode: the page's settings kept in its URL."""
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 from streamlit.runtime.state.query_params import parse_url_param
@@ -191,3 +193,27 @@ def stop_lifted() -> Iterator[None]:
     finally:
         requests.request_stop()
 
+
+_served = threading.local()  # .by_app: app.py's navigation is running a page in this thread (a session's runner)
+
+
+@contextmanager
+def served_by_app() -> Iterator[None]:
+    """Around app.py's ``page.run()``: the page it runs is served by app.py's st.navigation."""
+    _served.by_app = True
+    try:
+        yield
+    finally:
+        _served.by_app = False
+
+
+def ensure_app_navigation() -> None:
+    """Call first on every page: make sure app.py's st.navigation (and its sidebar) serves it.
+
+    Until st.navigation first runs, Streamlit treats pages/ beside the entry point as a legacy multipage app: a
+    server's first visitors opening a deep link (/tokenization) get the page file alone, and the mode would stick
+    for the process. Leave it and rerun, so app.py serves the same URL. Each run checks that app.py serves it, not
+    only the process's mode: of two first visitors at once, the first to leave it would leave the other alone."""
+    if not getattr(_served, "by_app", False):
+        PagesManager.uses_pages_directory = False
+        st.rerun()

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 import cachetools
 import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
-from streamlit.runtime.pages_manager import PagesManager
 
 from bertviz_core.model.model_files import describe
 from bertviz_core.model.models import BUNDLED_MODEL, KNOWN_HUB_MODELS, ModelInfo, available_devices
@@ -49,19 +48,6 @@ def model_info(model: str, device: str) -> ModelInfo:
     transformers (seconds); a hub model is loaded to learn them."""
     info = describe(None if model == BUNDLED_MODEL else model, device)
     return info if info is not None else get_encoder(model, device).info
-
-
-def ensure_app_navigation() -> None:
-    """Call first on every page: make sure app.py's st.navigation (and its sidebar) serves it.
-
-    Streamlit treats a folder named pages/ beside the entry point as a legacy multipage app until
-    st.navigation first runs. When a server's first visitor opens a deep link (/tokenization), the
-    page file would run alone, without app.py, and the legacy mode would stick for the whole
-    process. Leave that mode and rerun, so app.py serves the same URL.
-    """
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
 
 
 def allowed_models() -> list[str] | None:
