@@ -26,7 +26,7 @@ CANVAS_CONFIG = {"aria": False}
 _FIRST = "data('cells')[0]"  # a heatmap's first cell, which carries its title and its colour scale's fixed ends
 
 
-def heatmap_description(value_title: str, x_title: str | None, y_title: str | None) -> str:
+def _description(value_title: str, x_title: str | None, y_title: str | None) -> str:
     """A heatmap's label for a screen reader: its value and, when titled, its axes."""
     axes = f": {y_title} down the side, {x_title} across" if x_title and y_title else ""
     return f"Heatmap of each cell's {value_title}{axes}"
@@ -36,7 +36,7 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
                  colorscale: str = "Blues", zrange: tuple[float | None, float | None] | None = None,
                  zmid: float | None = None,
                  annotate: bool = True, best_cells: Sequence[tuple[int, int]] = (), font_px: int = 12,
-                 height_px: int | None = None, min_font_px: int = 8, description: str | None = None,
+                 height_px: int | None = None, min_font_px: int = 8,
                  x_title: str | None = None, y_title: str | None = None, hover_format: str = ".3f",
                  value_title: str = "value", boundary: int | None = None,
                  numbered_columns: bool = False) -> tuple[dict, pd.DataFrame]:
@@ -45,10 +45,10 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
     ``value_title`` in ``hover_format`` (a Python format spec: 3 decimals, or "+.3g" for small signed values) with
     both its labels, each titled as its axis (``x_title`` across, at the axis's right end, ``y_title`` down the
     side, or none); NaN cells read ``MISSING``; each of ``best_cells`` (row, column) boxed in red (one best, or
-    every cell of a tie). ``title``: one line, or its lines, drawn from the data; ``description`` labels the view for
-    a screen reader (what kind of heatmap, by default from the axes' and value's titles). Nothing in the spec but the
+    every cell of a tie). ``title``: one line, or its lines, drawn from the data; the view's label for a screen
+    reader says what kind of heatmap it is (from the axes' and value's titles). Nothing in the spec but the
     data depends on the values or the title, so a change of them alone is handed to the drawn view, which redraws
-    without being built again (docs/performance.md, "Charts redrawn in place"). ``colorscale`` is one of
+    without being built again (docs/performance.md, "... heatmaps redrawn in place"). ``colorscale`` is one of
     ``SCHEMES``; ``zrange`` fixes the colour scale's ends (an end None: the data's), ``zmid`` its middle. Rows are
     ``CELL_PX`` tall, or share ``height_px`` when that is less (presentation mode), but are never shorter than
     ``min_font_px``: a heatmap of more rows than that allows runs past ``height_px``, each row named. Text is
@@ -57,7 +57,8 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
     matrix: a pair's second text's first token) draws a red rule before that row and before that column; with
     ``numbered_columns`` each column is labelled by its number alone, from 0 (the rows name the same tokens).
     Returns the spec (its data as the named dataset "cells", for ``st.vega_lite_chart``, each row also holding the
-    title, its lines joined by newlines, and the colour scale's ends, low and high) and the cells as a frame: row, column, value, text, hover, dark, best."""
+    title, its lines joined by newlines, and the colour scale's ends, low and high) and the cells as a frame: row,
+    column, value, text, hover, dark, best."""
     values = np.asarray(matrix, dtype=float)
     rows, cols = values.shape
     if (rows, cols) != (len(y_labels), len(x_labels)):
@@ -136,7 +137,7 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
         "title": {"text": {"expr": f"length(data('cells')) ? split({_FIRST}.title, '\\n') : ''"},
                   "anchor": "start", "fontSize": font_px + 3, "limit": 0},
         # the canvas's label for a screen reader: what it shows, not the title of the moment (the spec would change)
-        "description": description or heatmap_description(value_title, x_title, y_title),
+        "description": _description(value_title, x_title, y_title),
         "width": "container", "height": rows * row_px, "autosize": {"type": "fit-x", "contains": "padding"},
         # one dataset: Streamlit hands a changed one to the drawn view, every dataset a mark of the view must use
         "datasets": {"cells": cells[["row", "column", "value", "hover", "text", "dark", "best"]]

@@ -47,7 +47,6 @@ EXEMPT: dict[str, str] = {
     "canvas_heatmaps.heatmap_spec": "lays out a matrix a page computed; its refusals of labels that do not match the "
                                     "matrix, an unknown colour scale, a best cell or boundary outside it are "
                                     "tests/core/test_figures.py's",
-    "canvas_heatmaps.heatmap_description": "joins the titles a page gives into a sentence; it computes no number",
     "canvas_bars.ranking_spec": "lays out a ranking a page computed; its refusals of scores that do not match the "
                                 "names and of a band that is not three numbers are tests/core/test_canvas_bars.py's",
     "map_figures.map_spec": "lays out the MapDrawing map_drawing checked and built; it computes no number",
