@@ -90,22 +90,21 @@ def pooling_store_view(corpus: Corpus) -> None:
         download_csv(scores.table().reset_index(names="strategy"), "Download all scores (CSV)",
                      "store_pooling_scores.csv", "sp_store_scores_csv")
         opened_on = scores.top_position(cells)
-    _chosen_column(corpus, opened_on, None if sample is None else (len(sample.rows), sample.total))
+    _chosen_column(corpus, cells, opened_on, None if sample is None else (len(sample.rows), sample.total))
 
 
 @st.fragment
 @stops_on_damage
-def _chosen_column(corpus: Corpus, opened_on: int, sampled: tuple[int, int] | None) -> None:
-    """The stored column to draw, opened on position ``opened_on`` of the stored cells (the scores' top), its
+def _chosen_column(corpus: Corpus, cells: list[Cell], opened_on: int, sampled: tuple[int, int] | None) -> None:
+    """The stored column to draw, opened on position ``opened_on`` of the stored ``cells`` (the scores' top), its
     teaching code and the store's map of it: choosing another reruns only this part, not the scores above.
     ``sampled``: (rows in the sample, rows in the store), or None when the store has no labels."""
     from bertviz_core import recipes
     from bertviz_core.measures.pooling import supported_strategies
-    from bertviz_core.precompute.measures import stored_cells, stored_maps
+    from bertviz_core.precompute.measures import stored_maps
     from bertviz_core.precompute.views import lacking_layers_note, lacking_strategies_note
 
     store = corpus.store
-    cells = stored_cells(store)
     names = [cell_name(cell) for cell in cells]
     cell = cells[names.index(st.selectbox("Stored vector to draw and reproduce", names, index=opened_on,
                                           key="sp_store_cell", bind="query-params"))]
