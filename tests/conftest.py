@@ -351,8 +351,9 @@ def canvas_heatmap(at: AppTest, key: str) -> tuple[dict, pd.DataFrame]:
     return canvas_chart(at, key)
 
 
-def heatmap_title(at: AppTest, key: str) -> str | list[str]:
-    """The title the ``ui.canvas_heatmap`` drawn with ``key`` shows (drawn from its data): one line, or its lines."""
+def drawn_title(at: AppTest, key: str) -> str | list[str]:
+    """The title the canvas chart drawn with ``key`` shows (drawn from its data: ``ui.canvas_heatmap``, and a
+    ``ui.canvas_chart`` whose view is redrawn in place): one line, or its lines."""
     lines = canvas_heatmap(at, key)[1]["title"].iloc[0].split("\n")
     return lines[0] if len(lines) == 1 else lines
 

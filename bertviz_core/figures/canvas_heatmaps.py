@@ -26,6 +26,13 @@ CANVAS_CONFIG = {"aria": False}
 _FIRST = "data('cells')[0]"  # a heatmap's first cell, which carries its title and its colour scale's fixed ends
 
 
+def title_from_data(dataset: str) -> dict:
+    """A Vega-Lite title text drawn from the first row of the named ``dataset`` (its column "title", lines joined by
+    newlines; none while it is empty): a view whose title travels with its data keeps a spec that a change of title
+    leaves alone, so Streamlit redraws the view in place."""
+    return {"expr": f"length(data('{dataset}')) ? split(data('{dataset}')[0].title, '\\n') : ''"}
+
+
 def _description(value_title: str, x_title: str | None, y_title: str | None) -> str:
     """A heatmap's label for a screen reader: its value and, when titled, its axes."""
     axes = f": {y_title} down the side, {x_title} across" if x_title and y_title else ""
@@ -134,7 +141,7 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
     lines = [title] if isinstance(title, str) else list(title)
     spec = {
         "usermeta": {"embedOptions": {"renderer": "canvas"}},
-        "title": {"text": {"expr": f"length(data('cells')) ? split({_FIRST}.title, '\\n') : ''"},
+        "title": {"text": title_from_data("cells"),
                   "anchor": "start", "fontSize": font_px + 3, "limit": 0},
         # the canvas's label for a screen reader: what it shows, not the title of the moment (the spec would change)
         "description": _description(value_title, x_title, y_title),

@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bertviz_core.figures import layer_label
-from bertviz_core.figures.canvas_heatmaps import CANVAS_CONFIG
+from bertviz_core.figures.canvas_heatmaps import CANVAS_CONFIG, title_from_data
 from bertviz_core.figures.charts import score_grid_figure
 from bertviz_core.measures.pooling import POOLINGS
 from bertviz_core.measures.pooling_grid import Cell
@@ -121,11 +121,12 @@ def layers_title(measure: str, count: str) -> str:
 def layers_spec(table: pd.DataFrame, order: Sequence[str], measure: str, title: str | list[str],
                 font_px: int = 12, height_px: int | None = None) -> dict[str, Any]:
     """Each model's score by layer as a Vega-Lite chart on a canvas (for ``st.vega_lite_chart``, its data as the
-    named dataset "scores": model, strategy, layer, line, score, low, high): a line per model and strategy (colour:
-    model, in ``order``; dash: strategy, in the pooling registry's order), its 95 % interval shaded around it, hover
-    to 3 decimals; the models' legend two to a row. ``title``: one
-    line, or the lines it is wrapped to; text in ``font_px``; ``height_px`` the whole chart's, its title, axes and
-    legends within it, 480 by default."""
+    named dataset "scores": model, strategy, layer, line, score, low, high, measure and title): a line per model and
+    strategy (colour: model, in ``order``; dash: strategy, in the pooling registry's order), its 95 % interval shaded
+    around it, hover to 3 decimals; the models' legend two to a row. ``title``: one line, or the lines it is wrapped
+    to; text in ``font_px``; ``height_px`` the whole chart's, its title, axes and legends within it, 480 by default.
+    The title and the score axis's name (``measure``) travel with the data and the view's label says what kind of
+    chart it is, so a change of score is handed to the drawn view, which redraws without being built again."""
     registry = list(POOLINGS)  # each strategy's dash in the registry's order, not the ranking's, which moves
     strategies = sorted(set(table["strategy"]), key=lambda name: (registry.index(name) if name in registry
                                                                   else len(registry), name))
@@ -135,6 +136,9 @@ def layers_spec(table: pd.DataFrame, order: Sequence[str], measure: str, title: 
                            "score": table["score"].astype(float), "low": table["low"].astype(float),
                            "high": table["high"].astype(float)})
     scores["line"] = scores["model"] + " · " + scores["strategy"]
+    lines = [title] if isinstance(title, str) else list(title)
+    scores["measure"], scores["title"] = pd.Categorical([measure] * len(scores)), pd.Categorical(
+        ["\n".join(lines)] * len(scores))
     legend = {"orient": "bottom", "title": None, "labelLimit": 0, "symbolOpacity": 1, "offset": 4}
     colour = {"field": "model", "type": "nominal", "legend": legend | {"columns": 2},  # up to 4 long names
               "scale": {"domain": list(order), "range": [COLOURS[i % len(COLOURS)] for i in range(len(order))]}}
@@ -142,16 +146,19 @@ def layers_spec(table: pd.DataFrame, order: Sequence[str], measure: str, title: 
     dash = {"field": "strategy", "type": "nominal", "scale": {"domain": strategies, "range": dashes},
             "legend": legend | {"symbolStrokeColor": "#31333f", "symbolSize": 400, "orient": "right"}}
     slanted = len(layers) > 7  # more columns than level labels fit
-    y = {"type": "quantitative", "title": measure, "scale": {"zero": False}}
+    y = {"type": "quantitative", "scale": {"zero": False},
+         "axis": {"title": {"signal": "length(data('scores')) ? data('scores')[0].measure : ''"}}}
     hover = [{"field": "model", "title": "model"}, {"field": "strategy", "title": "strategy"},
-             {"field": "layer", "title": "layer"}, {"field": "score", "type": "quantitative", "format": ".3f",
-                                                   "title": measure},
+             {"field": "layer", "title": "layer"}, {"field": "measure", "title": "measure"},
+             {"field": "score", "type": "quantitative", "format": ".3f", "title": "score"},
              {"field": "low", "type": "quantitative", "format": ".3f", "title": "95 % interval from"},
              {"field": "high", "type": "quantitative", "format": ".3f", "title": "95 % interval to"}]
     return {
         "usermeta": {"embedOptions": {"renderer": "canvas"}},
-        "description": " ".join(title) if isinstance(title, list) else title,
-        "title": {"text": title, "anchor": "start", "fontSize": font_px + 2, "fontWeight": "normal"},
+        "description": "Line chart of each model's score by layer, a dash for each pooling strategy, the 95 % "
+                       "interval shaded",
+        "title": {"text": title_from_data("scores"), "anchor": "start", "fontSize": font_px + 2,
+                  "fontWeight": "normal"},
         "width": "container", "height": height_px or 480, "autosize": {"type": "fit", "contains": "padding"},
         "datasets": {"scores": scores}, "data": {"name": "scores"},
         "encoding": {"x": {"field": "layer", "type": "ordinal", "sort": [layer_label(layer) for layer in layers],

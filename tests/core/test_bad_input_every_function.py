@@ -47,6 +47,8 @@ EXEMPT: dict[str, str] = {
     "canvas_heatmaps.heatmap_spec": "lays out a matrix a page computed; its refusals of labels that do not match the "
                                     "matrix, an unknown colour scale, a best cell or boundary outside it are "
                                     "tests/core/test_figures.py's",
+    "canvas_heatmaps.title_from_data": "names one of the views' own datasets (a constant of the code), never a "
+                                       "user's input",
     "canvas_bars.ranking_spec": "lays out a ranking a page computed; its refusals of scores that do not match the "
                                 "names and of a band that is not three numbers are tests/core/test_canvas_bars.py's",
     "map_figures.map_spec": "lays out the MapDrawing map_drawing checked and built; it computes no number",

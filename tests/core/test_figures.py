@@ -101,6 +101,26 @@ def test_a_canvas_heatmaps_spec_does_not_change_with_its_values_or_title() -> No
     assert narrow[0] == wide[0] and (wide[1]["low"].iloc[0], wide[1]["high"].iloc[0]) == (-2.0, 2.0)
 
 
+def test_which_models_score_chart_does_not_change_with_its_score_or_title() -> None:
+    """A change of score on Which model? gives the same spec: the title and the score axis's name travel with the
+    data, so Streamlit redraws the drawn chart in place."""
+    import json
+
+    from bertviz_core.views.which_model import layers_spec
+
+    def drawn(measure: str, title: str | list[str], scores: list[float]) -> tuple[str, pd.DataFrame]:
+        table = pd.DataFrame({"model": ["a", "a", "b", "b"], "strategy": ["mean"] * 4, "layer": [0, 1, 0, 1],
+                              "score": scores, "low": np.subtract(scores, 0.1), "high": np.add(scores, 0.1)})
+        spec = layers_spec(table, ["a", "b"], measure, title)
+        return json.dumps(spec | {"datasets": None}), spec["datasets"]["scores"]
+
+    first = drawn("probe accuracy", "probe accuracy by layer", [0.5, 0.6, 0.7, 0.8])
+    second = drawn("silhouette (cosine)", ["silhouette (cosine) by layer,", "each model"], [0.1, 0.2, 0.3, 0.4])
+    assert first[0] == second[0] and "accuracy" not in first[0] and "silhouette" not in first[0]
+    assert set(second[1]["title"]) == {"silhouette (cosine) by layer,\neach model"}
+    assert set(second[1]["measure"]) == {"silhouette (cosine)"} and list(second[1]["score"]) == [0.1, 0.2, 0.3, 0.4]
+
+
 def test_a_canvas_heatmap_holds_every_cell_in_order_with_its_number_and_contrast() -> None:
     from bertviz_core.figures.canvas_heatmaps import MISSING, heatmap_spec
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import (
-    canvas_heatmap, canvas_keys, canvas_values, chart, charts, heatmap_title, open_page, open_tab, plotly_array,
+    canvas_heatmap, canvas_keys, canvas_values, chart, charts, drawn_title, open_page, open_tab, plotly_array,
     save_tiny_bert,
 )
 from page_checks import LONG, PageChecks, slider, typed
@@ -62,7 +62,7 @@ def test_the_page_draws_each_view_and_settings_run_no_model(model_calls: list[in
     at.slider(key="at_layer").set_value(4).run()
     at.multiselect(key="at_heads").set_value([2, 3]).run()
     spec, cells = canvas_heatmap(at, "at_head_chart")
-    assert heatmap_title(at, "at_head_chart") == "Layer 4, mean of heads 2, 3"
+    assert drawn_title(at, "at_head_chart") == "Layer 4, mean of heads 2, 3"
     shown = canvas_values(at, "at_head_chart")  # queries down the side, keys across
     for tab, key in [("Model view", "at_model_chart"), ("Statistics", "at_stat_0"), ("From one token", "at_token_raw")]:
         assert key in charts(open_tab(at, "at_tab", tab)), tab

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import canvas_heatmap, canvas_values, heatmap_range, heatmap_title, open_page, table
+from conftest import canvas_heatmap, canvas_values, heatmap_range, drawn_title, open_page, table
 from page_checks import LONG, PageChecks, choose, uploaded
 
 from bertviz_core import BUNDLED_MODEL, Encoder, load_encoder
@@ -43,7 +43,7 @@ heatmap = canvas_values
 
 def title(at, key: str) -> str:  # noqa: ANN001
     """The chart's title as read, its wrapping undone."""
-    title = heatmap_title(at, key)
+    title = drawn_title(at, key)
     return title if isinstance(title, str) else " ".join(title)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import canvas_chart, canvas_heatmap, charts, heatmap_title, open_page, open_tab, table
+from conftest import canvas_chart, canvas_heatmap, charts, drawn_title, open_page, open_tab, table
 from page_checks import LONG, PageChecks, slider, slider_named, typed
 
 
@@ -33,7 +33,7 @@ RANK, PAIR = "Rank against one sentence", "Two sentences as one input"
 def test_defaults_show_matrix_ranking_and_baseline() -> None:
     at = open_page(PAGE)
     spec, _ = canvas_heatmap(at, "cs_raw")
-    assert heatmap_title(at, "cs_raw") == "cosine, mean, layer 5"
+    assert drawn_title(at, "cs_raw") == "cosine, mean, layer 5"
     assert spec["encoding"]["y"]["sort"][:2] == ["1", "2"]  # numbered, with a key
     captions = " ".join(c.value for c in at.caption).replace("\\", "")
     assert "**1** what is your age?" in captions and "the loaded model" in captions and "gives **0." in captions
@@ -58,15 +58,15 @@ def test_corrections_change_the_matrix_without_running_the_model(model_calls: li
     at.radio(key="cs_correct").set_value("whitening").run()
     spec, cells = canvas_heatmap(at, "cs_raw")
     np.testing.assert_array_equal(cells["value"].to_numpy(), raw)
-    assert heatmap_title(at, "cs_raw") == "raw"
+    assert drawn_title(at, "cs_raw") == "raw"
     spec, cells = canvas_heatmap(at, "cs_fixed")
-    assert heatmap_title(at, "cs_fixed") == "after whitening"
+    assert drawn_title(at, "cs_fixed") == "after whitening"
     assert np.abs(cells["value"].to_numpy() - raw).max() > 0.2
     at.radio(key="cs_correct").set_value("mean-centering").run()
     at.selectbox(key="cs_metric").set_value("dot product").run()
     at.slider(key="cs_layer").set_value(2).run()
     assert not at.exception and len(model_calls) == runs
-    assert heatmap_title(at, "cs_fixed") == "after mean-centering"
+    assert drawn_title(at, "cs_fixed") == "after mean-centering"
 
 
 def test_the_pair_tab_shows_pair_and_separate_vectors() -> None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import canvas_heatmap, heatmap_title, open_code_panels, open_page, scatter_grid
+from conftest import canvas_heatmap, drawn_title, open_code_panels, open_page, scatter_grid
 from page_checks import LABELLED_LONG, UPLOAD, PageChecks, multiselect_last, select, uploaded
 
 from bertviz_core import describe
@@ -165,4 +165,4 @@ def test_uploading_a_semicolon_csv_scores_its_labels() -> None:
                                                  "text/csv")).run()
     assert not at.exception and "semicolon-separated" in " ".join(i.value for i in at.info)
     assert [b.value for b in at.selectbox if b.label == "Text column"] == ["text"]  # not "text;label" glued
-    assert "silhouette" in str(heatmap_title(at, "sp_scores"))
+    assert "silhouette" in str(drawn_title(at, "sp_scores"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import (
-    APP, DEVICE, canvas_heatmap, canvas_keys, heatmap_title, open_code_panels, open_page, scatter_grid,
+    APP, DEVICE, canvas_heatmap, canvas_keys, drawn_title, open_code_panels, open_page, scatter_grid,
 )
 from page_checks import LABELLED_LONG, UPLOAD, PageChecks, choose, select, uploaded
 from scipy.stats import spearmanr
@@ -57,7 +57,7 @@ def test_the_page_shows_both_grids_and_settings_run_no_model(model_calls: list[i
     assert canvas_keys(at, ("tm_corr_raw", "tm_corr_fixed")) == {"tm_corr_raw", "tm_corr_fixed"} and not at.exception
     runs = len(model_calls)
     at.radio(key="tm_correction").set_value("mean-centering").run()
-    assert len(model_calls) == runs and "mean-centering" in str(heatmap_title(at, "tm_corr_fixed"))
+    assert len(model_calls) == runs and "mean-centering" in str(drawn_title(at, "tm_corr_fixed"))
     at.session_state["tm_tab"] = "Maps"
     at.session_state["tm_strats"], at.session_state["tm_layers"] = ["mean", "max"], [1, 6]
     at.run()

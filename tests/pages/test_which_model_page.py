@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import (APP, DEVICE, canvas_chart, canvas_keys, chart, charts, open_code_panels, open_page, open_tab,
-                      plotly_array, table)
+from conftest import (APP, DEVICE, canvas_chart, canvas_keys, chart, charts, drawn_title, open_code_panels, open_page,
+                      open_tab, plotly_array, table)
 from page_checks import LABELLED_LONG, UPLOAD, PageChecks, choose, uploaded
 from streamlit.testing.v1 import AppTest
 
@@ -112,9 +112,10 @@ def test_the_default_view_equals_rank_models_and_settings_run_no_model(news_pool
                                                                                              UNTRAINED_TWIN]
     dashes = next(layer["encoding"]["strokeDash"] for layer in spec["layer"] if "strokeDash" in layer["encoding"])
     assert dashes["scale"]["domain"] == [name for name in POOLINGS if name in ("mean", "cls")]  # not the ranking's
-    title = spec["title"]["text"]  # wrapped to the column: its lines; the view's label is the whole title
-    assert " ".join(title if isinstance(title, list) else [title]) == spec["description"]
-    assert spec["description"].startswith("silhouette (cosine) by layer")
+    title = drawn_title(at, "wm_layers_chart")  # from the data, wrapped to the column: its lines
+    assert " ".join(title if isinstance(title, list) else [title]).startswith("silhouette (cosine) by layer")
+    assert set(lines["measure"]) == {"silhouette (cosine)"}  # the score axis's name, also from the data
+    assert spec["description"].startswith("Line chart of each model's score by layer")  # the kind: never changes
     assert set(charts(in_view(at, GRIDS))) == {"wm_grid_0", "wm_grid_1"}
     costs = table(at, "wm_costs")
     assert list(costs["model"]) == [BUNDLED_MODEL, UNTRAINED_TWIN] and set(costs["hidden size"]) == {384}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import (
-    canvas_heatmap, canvas_keys, canvas_values, chart, charts, heatmap_range, heatmap_title, open_page, open_tab, table,
+    canvas_heatmap, canvas_keys, canvas_values, chart, charts, heatmap_range, drawn_title, open_page, open_tab, table,
 )
 from page_checks import LONG, PageChecks, choose, typed
 
@@ -38,7 +38,7 @@ def test_the_default_pair_equals_the_core(bundled: Encoder) -> None:
     expected = pair_attribution(bundled, *DEFAULT_PAIR)
     np.testing.assert_allclose(matrix(at), expected.matrix, atol=1e-5)
     spec, cells = canvas_heatmap(at, "wy_matrix")
-    title = heatmap_title(at, "wy_matrix")  # wrapped to its column: its lines
+    title = drawn_title(at, "wy_matrix")  # wrapped to its column: its lines
     assert " ".join([title] if isinstance(title, str) else title) == attribution_title(expected)
     # every token of both texts named: the first text's down the side, the second's across, each axis titled
     assert spec["encoding"]["y"]["sort"] == token_labels(expected.first_tokens)

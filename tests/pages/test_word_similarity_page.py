@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import canvas_heatmap, chart, chart_title, charts, heatmap_title, open_page, table
+from conftest import canvas_heatmap, chart, chart_title, charts, drawn_title, open_page, table
 from page_checks import LONG, PageChecks, select
 from streamlit.testing.v1 import AppTest
 
@@ -32,7 +32,7 @@ PAGE = "pages/word_similarity.py"
 def test_defaults_show_tutorial_banks_curves_and_scores() -> None:
     at = open_page(PAGE)
     spec, cells = canvas_heatmap(at, "ws_matrix")
-    assert heatmap_title(at, "ws_matrix") == "cosine, sum of last 4"
+    assert drawn_title(at, "ws_matrix") == "cosine, sum of last 4"
     assert spec["encoding"]["y"]["sort"][:3] == ["0", "1", "2"]  # numbered; the key below names them
     assert list(cells["row"][:2]) == ["0", "0"] and list(cells["column"][:2]) == ["0", "1"]
     key = " ".join(c.value for c in at.caption)
@@ -64,7 +64,7 @@ def test_strategy_metric_merge_and_preset_changes_run_no_model(model_calls: list
     at.selectbox(key="ws_metric").set_value("euclidean distance").run()
     at.selectbox(key="ws_sub").set_value("first").run()
     assert not at.exception and len(calls) == 1
-    assert heatmap_title(at, "ws_matrix") == "euclidean distance, layer 2"
+    assert drawn_title(at, "ws_matrix") == "euclidean distance, layer 2"
 
 
 @pytest.mark.parametrize(("word", "expect"), [
@@ -107,7 +107,7 @@ def test_the_preset_box_says_when_the_texts_are_the_users_own() -> None:
     at.text_area(key="ws_texts").set_value("Spring water flows in spring.\nThe spring in the mattress broke.").run()
     at.text_input(key="ws_word").set_value("spring").run()
     assert at.selectbox(key="ws_preset").value == "(your own texts)" and not at.exception
-    assert heatmap_title(at, "ws_matrix") == "cosine, sum of last 4"
+    assert drawn_title(at, "ws_matrix") == "cosine, sum of last 4"
     at.selectbox(key="ws_preset").set_value("crane").run()  # a preset fills the boxes again
     assert at.text_input(key="ws_word").value == "crane" and at.selectbox(key="ws_preset").value == "crane"
     from bertviz_core.corpora import word_presets

@@ -50,12 +50,17 @@ def canvas_chart(spec_of: Callable[[str | list[str], int, int | None], dict], ti
     """The Vega-Lite chart ``spec_of(title or its lines, text px, its whole height px or None)`` builds, drawn in a
     container keyed ``key`` (on ``container``: a column, or the page), its title wrapped to the column; in
     presentation mode its text is larger and it fits one screen, its legend below included. Streamlit's toolbar
-    saves it as PNG."""
+    saves it as PNG. A spec with a description of its own (the kind of chart) draws its title from its data and
+    keeps that label, so that a new title redraws the view in place: the title is then also hidden text beside it
+    (``present.CHART_TITLE_CLASS``); otherwise the view's label is the whole title."""
     shown = presenting()
     lines = present.title_lines(title, present.title_chars(shown, container))
     height = present.CHART_PX if shown else None
     spec = spec_of(lines if len(lines) > 1 else title, present.FONT_PX if shown else 12, height)
-    _draw(spec | {"description": title}, key, container)  # the view's ARIA label: the whole title, unwrapped
+    if "description" in spec:
+        _draw(spec, key, container, title)
+    else:
+        _draw(spec | {"description": title}, key, container)
 
 
 def _draw(spec: dict, key: str, container: Any, hidden_title: str | None = None) -> None:
