@@ -1,15 +1,18 @@
 """Layer values: histograms and statistics of hidden-state values per layer, and outlier dimensions."""
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
 from bertviz_core import figures, recipes
 from bertviz_core.measures import stats
 from bertviz_core.corpora import TUTORIAL
+from bertviz_core.figures.canvas_bars import histogram_spec
 from bertviz_core.model.lengths import cut_note
 from bertviz_core.views.page_views import layer_numbers, state_count
 from ui import (
-    chart, choose, columns, cut_warning, detached, download_csv, encode_texts, encoder, ensure_app_navigation,
-    int_slider, model_key, table, teaching_panel, text_bind,
+    canvas_chart, chart, choose, columns, cut_warning, detached, download_csv, encode_texts, encoder,
+    ensure_app_navigation, int_slider, model_key, table, teaching_panel, text_bind,
 )
 
 ensure_app_navigation()
@@ -57,9 +60,9 @@ def layer_view(states, labels: list[str], text: str, token: int, rule: stats.Out
             vector = states[layer, token]
             counts, edges = stats.histogram(vector)
             left, right = columns([3, 1])
-            chart(figures.histogram_figure(
-                counts, edges, f"Token {labels[token]} at {figures.layer_label(layer)}: {stats.HISTOGRAM_BINS} bins"),
-                key="lv_hist", container=left)
+            canvas_chart(partial(histogram_spec, counts, edges),
+                         f"Token {labels[token]} at {figures.layer_label(layer)}: {stats.HISTOGRAM_BINS} bins",
+                         key="lv_hist", container=left)
             for name, value in stats.vector_stats(vector).items():
                 right.metric(name.replace("_", " "), f"{value:.3f}")
             download_csv(pd.DataFrame({"dimension": range(len(vector)), "value": vector}),

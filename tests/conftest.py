@@ -374,7 +374,7 @@ def canvas_values(at: AppTest, key: str) -> np.ndarray:
 
 
 def canvas_keys(at: AppTest, keys: Iterable[str]) -> set[str]:
-    """Those of ``keys`` that a canvas heatmap is drawn with."""
+    """Those of ``keys`` that a canvas chart (``ui.canvas_heatmap``, ``ui.canvas_chart``) is drawn with."""
     return {key for key in keys if (block := _keyed_block(at, key)) is not None and block.get("vega_lite_chart")}
 
 

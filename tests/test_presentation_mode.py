@@ -14,12 +14,12 @@ from ui.layout.present import CHART_PX, FONT_PX, MIN_FONT_PX
 
 def test_picture_export_keeps_the_figure_size_and_title() -> None:
     at = open_page("pages/layer_values.py")
-    element = next(e for e in at.get("plotly_chart") if str(e.proto.id).endswith("-lv_hist"))
+    element = next(e for e in at.get("plotly_chart") if str(e.proto.id).endswith("-lv_layers"))
     options = json.loads(element.proto.config)["toImageButtonOptions"]
-    figure = chart(at, "lv_hist")
+    figure = chart(at, "lv_layers")
     assert options["height"] == figure["layout"]["height"] and options["format"] == "png" and options["scale"] == 2
     at.sidebar.radio(key="picture_format").set_value("svg").run()
-    element = next(e for e in at.get("plotly_chart") if str(e.proto.id).endswith("-lv_hist"))
+    element = next(e for e in at.get("plotly_chart") if str(e.proto.id).endswith("-lv_layers"))
     assert json.loads(element.proto.config)["toImageButtonOptions"]["format"] == "svg"
 
 
@@ -38,7 +38,7 @@ def test_presentation_mode_hides_code_and_downloads_and_fits_charts(entry) -> No
         assert spec["config"]["legend"]["labelFontSize"] >= FONT_PX
         grid = any(data.name == "points" for data in element.proto.datasets)  # its panels share GRID_PX
         assert grid or spec["height"] <= CHART_PX, element.proto.id  # a heatmap's rows, a chart, on one screen
-        for mark in (layer["mark"] for layer in spec["layer"] if "fontSize" in layer["mark"]):
+        for mark in (view["mark"] for view in spec.get("layer", [spec]) if "fontSize" in view["mark"]):
             if isinstance(mark["fontSize"], dict):  # a heatmap's numbers fit their column, and hide below the least
                 assert mark["opacity"]["expr"].endswith(f">= {MIN_FONT_PX} ? 1 : 0"), mark
             else:

@@ -8,10 +8,10 @@
 May import: checks.
 """
 from bertviz_core.figures.charts import (
-    PAIR_KINDS, attention_figure, guess_grid_figure, heatmap_figure, histogram_figure, hover_texts,
+    PAIR_KINDS, attention_figure, guess_grid_figure, heatmap_figure, hover_texts,
     layer_distributions_figure, layer_label, layer_share_figure, measures_figure, pair_curves_figure, plain,
     plains, rank_curves_figure, score_grid_figure, table_cells, table_heatmap, thumbnail_grid_figure,
     token_labels,
 )
 
-__all__ = ['PAIR_KINDS', 'attention_figure', 'guess_grid_figure', 'heatmap_figure', 'histogram_figure', 'hover_texts', 'layer_distributions_figure', 'layer_label', 'layer_share_figure', 'measures_figure', 'pair_curves_figure', 'plain', 'plains', 'rank_curves_figure', 'score_grid_figure', 'table_cells', 'table_heatmap', 'thumbnail_grid_figure', 'token_labels']
+__all__ = ['PAIR_KINDS', 'attention_figure', 'guess_grid_figure', 'heatmap_figure', 'hover_texts', 'layer_distributions_figure', 'layer_label', 'layer_share_figure', 'measures_figure', 'pair_curves_figure', 'plain', 'plains', 'rank_curves_figure', 'score_grid_figure', 'table_cells', 'table_heatmap', 'thumbnail_grid_figure', 'token_labels']

@@ -1,6 +1,7 @@
-"""A ranking as horizontal bars in one Vega-Lite view drawn on a canvas (``ranking_spec``): Masked words' guesses and
-Compare sentences' ranking against one query, whose redraw a change waits for (a plotly bar chart and its restyling
-took 20-30 ms of a change more). No computation beyond layout; canvas text and Vega's tooltips show markup as
+"""Bars in one Vega-Lite view drawn on a canvas: a ranking as horizontal bars (``ranking_spec``: Masked words' guesses
+and Compare sentences' ranking against one query) and a histogram of precomputed bins (``histogram_spec``: Layer
+values' token at a layer), whose redraw a change waits for (a plotly bar chart and its restyling took 20-30 ms of a
+change more). No computation beyond layout; canvas text and Vega's tooltips show markup as
 typed, so names need no ``plain``.
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bertviz_core.figures.canvas_heatmaps import CANVAS_CONFIG
+from bertviz_core.figures.canvas_heatmaps import CANVAS_CONFIG, title_from_data
 
 BAR_PX = 30  # a bar's row outside presentation mode
 BAR = "#4f46e5"
@@ -71,4 +72,38 @@ def ranking_spec(names: Sequence[str], scores: Sequence[float], band: tuple[floa
         "datasets": {"bars": bars},
         "layer": layers,
         "config": CANVAS_CONFIG,
+    }
+
+
+def histogram_spec(counts: np.ndarray, edges: np.ndarray, title: str | list[str], font_px: int = 12,
+                   height_px: int | None = None) -> dict[str, Any]:
+    """Bars for precomputed bins, counts (bins,) and edges (bins+1,), each as wide as its bin, from 0 up to its
+    count; a bar's value range (3 decimals) and count on hover; the axes "value" and "count". ``title``: one line,
+    or its lines; text in ``font_px``; ``height_px`` the whole chart's (title and axes within it), 320 by default.
+    Its data is the named dataset "bins": low, high, count and the title, which is drawn from it; nothing else in
+    the spec depends on the bins or the title, so that a new layer or token redraws the drawn view in place."""
+    counts, edges = np.asarray(counts), np.asarray(edges, dtype=float)
+    if counts.ndim != 1 or edges.shape != (len(counts) + 1,):
+        raise ValueError(f"A histogram needs one more edge than bins: counts of shape {counts.shape} and edges of "
+                         f"shape {edges.shape}.")
+    lines = title if isinstance(title, list) else [title]
+    bins = pd.DataFrame({"low": edges[:-1], "high": edges[1:], "count": counts.astype(np.int64),
+                         "title": pd.Categorical(["\n".join(lines)] * len(counts))})
+    axis = {"labelFontSize": font_px, "titleFontSize": font_px}
+    return {
+        "usermeta": {"embedOptions": {"renderer": "canvas"}},
+        "description": "Histogram: how many of a vector's values fall in each bin",
+        "title": {"text": title_from_data("bins"), "anchor": "start", "fontSize": font_px + 2, "fontWeight": "normal"},
+        "width": "container", "height": height_px or 320, "autosize": {"type": "fit", "contains": "padding"},
+        "datasets": {"bins": bins}, "data": {"name": "bins"},
+        "mark": {"type": "rect", "color": BAR},  # each bar spans its bin's edges and rises from 0 to its count
+        "encoding": {
+            "x": {"field": "low", "type": "quantitative", "title": "value", "scale": {"zero": False, "nice": False},
+                  "axis": axis},
+            "x2": {"field": "high"},
+            "y": {"field": "count", "type": "quantitative", "title": "count", "axis": axis}, "y2": {"datum": 0},
+            "tooltip": [{"field": "low", "type": "quantitative", "format": ".3f", "title": "values from"},
+                        {"field": "high", "type": "quantitative", "format": ".3f", "title": "to"},
+                        {"field": "count", "type": "quantitative", "title": "count"}]},
+        "config": {**CANVAS_CONFIG, "legend": {"labelFontSize": font_px}},
     }

@@ -38,16 +38,6 @@ def layer_label(layer: int | None) -> str:
     return "one vector" if layer is None else "0 · embeddings" if layer == 0 else f"layer {layer}"
 
 
-def histogram_figure(counts: np.ndarray, edges: np.ndarray, title: str) -> go.Figure:
-    """Bars for precomputed bins: counts (bins,), edges (bins+1,)."""
-    centers = (edges[:-1] + edges[1:]) / 2
-    fig = go.Figure(go.Bar(x=centers, y=counts, width=np.diff(edges), marker_color="#4f46e5",
-                           hovertemplate="value %{x:.3f}<br>count %{y}<extra></extra>"))
-    fig.update_layout(title=plain(title), xaxis_title="value", yaxis_title="count", bargap=0,
-                      height=320, margin=dict(l=10, r=10, t=40, b=10))
-    return fig
-
-
 def layer_distributions_figure(quantiles: pd.DataFrame, title: str) -> go.Figure:
     """One box per layer from precomputed quantiles (see ``stats.layer_quantiles``).
 

@@ -1,10 +1,13 @@
-"""A ranking drawn on a canvas (bertviz_core.figures.canvas_bars): every bar in order, named, its band behind."""
+"""Bars drawn on a canvas (bertviz_core.figures.canvas_bars): a ranking, every bar in order, named, its band behind;
+a histogram, every bin."""
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
 
-from bertviz_core.figures.canvas_bars import BAR_PX, ranking_spec
+from bertviz_core.figures.canvas_bars import BAR_PX, histogram_spec, ranking_spec
 
 
 def test_a_ranking_keeps_every_bar_in_order_each_named_even_a_repeated_name() -> None:
@@ -50,3 +53,21 @@ def test_a_ranking_refuses_scores_that_do_not_match_and_a_band_of_other_than_thr
         names: list[str], scores: list, band: tuple | None, says: str) -> None:
     with pytest.raises(ValueError, match=says):
         ranking_spec(names, scores, band, "t")
+
+
+def test_a_histogram_keeps_every_bin_and_a_spec_that_a_new_vector_leaves_alone() -> None:
+    """Layer values' histogram: each bin a bar from its low to its high edge; the title travels with the bins, so a
+    new layer or token changes the data alone and Streamlit redraws the drawn view in place."""
+    counts, edges = np.histogram([0.0, 0.1, 0.1, 0.9], bins=4)
+    spec = histogram_spec(counts, edges, ["Token 1 · a at", "layer 2: 4 bins"])
+    bins = spec["datasets"]["bins"]
+    np.testing.assert_array_equal(bins["count"], [3, 0, 0, 1])
+    np.testing.assert_array_equal(bins[["low", "high"]].to_numpy(), np.c_[edges[:-1], edges[1:]])
+    assert set(bins["title"]) == {"Token 1 · a at\nlayer 2: 4 bins"} and spec["encoding"]["x2"] == {"field": "high"}
+    other = histogram_spec([5, 1], [-2.0, 0.0, 2.0], "Token 3 · b at layer 4: 2 bins")
+    assert json.dumps(spec | {"datasets": None}) == json.dumps(other | {"datasets": None})
+
+
+def test_a_histogram_refuses_edges_that_do_not_bound_its_bins() -> None:
+    with pytest.raises(ValueError, match="one more edge than bins"):
+        histogram_spec([1, 2], [0.0, 1.0], "t")

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import chart, chart_title, charts, open_page, plotly_array, table
+from conftest import (canvas_chart, canvas_keys, chart, chart_title, charts, drawn_title, open_page, plotly_array,
+                      table)
 from bertviz_core.measures import stats
 from page_checks import LONG, PageChecks, slider, typed
 
@@ -23,11 +24,15 @@ CHECKS = PageChecks(
 PAGE = "pages/layer_values.py"
 
 
-def test_defaults_show_histogram_layers_and_outliers() -> None:
+def test_defaults_show_histogram_layers_and_outliers(bundled) -> None:  # noqa: ANN001
     at = open_page(PAGE)
-    hist = chart(at, "lv_hist")
-    assert hist["data"][0]["type"] == "bar" and len(hist["data"][0]["width"]["bdata"]) > 0
-    assert chart_title(hist) == "Token 5 · the at layer 5: 200 bins"
+    spec, bins = canvas_chart(at, "lv_hist")  # numpy's histogram of the token's hidden state, bin by bin
+    (expected,) = bundled.encode([at.text_area(key="lv_text").value])
+    counts, edges = np.histogram(expected.hidden_states[5, 5], bins=200)
+    np.testing.assert_array_equal(bins["count"], counts)
+    np.testing.assert_allclose(bins[["low", "high"]], np.c_[edges[:-1], edges[1:]], rtol=0, atol=1e-5)
+    assert drawn_title(at, "lv_hist") == "Token 5 · the at layer 5: 200 bins"
+    assert spec["encoding"]["x"]["title"] == "value" and spec["encoding"]["y"]["title"] == "count"
     box = chart(at, "lv_layers")
     assert box["data"][0]["x"] == ["0 · embeddings"] + [f"layer {i}" for i in range(1, 7)]
     outliers = table(at, "lv_outliers")
@@ -57,7 +62,7 @@ def test_changing_token_layer_scope_and_rule_runs_no_model(model_calls: list[int
     at.radio(key="lv_scope").set_value("all tokens").run()
     at.slider(key="lv_k").set_value(2.5).run()
     assert not at.exception and len(calls) == before
-    assert chart_title(chart(at, "lv_hist")).startswith("Token 3 · text at layer 2")
+    assert drawn_title(at, "lv_hist").startswith("Token 3 · text at layer 2")
     assert chart_title(chart(at, "lv_layers")).startswith("Values per layer, all")
 
 
@@ -75,16 +80,16 @@ def test_edge_inputs_are_clear(text: str, expect: str | None) -> None:
     if expect:
         assert expect in messages
     else:
-        assert chart_title(chart(at, "lv_hist")).startswith("Token 2 · [SEP] at layer 5")  # token 5 clamps to the last
+        assert drawn_title(at, "lv_hist").startswith("Token 2 · [SEP] at layer 5")  # token 5 clamps to the last
 
 
 def test_only_the_open_layer_tab_is_drawn(bundled) -> None:
     at = open_page(PAGE)
-    assert {"lv_hist", "lv_norms"} <= set(charts(at)) and "lv_dims" not in charts(at)
+    assert canvas_keys(at, ["lv_hist"]) and "lv_norms" in charts(at) and "lv_dims" not in charts(at)
     at.session_state["lv_tab"] = "Token × dimension at the chosen layer"
     at.slider(key="lv_layer").set_value(3).run()
     dims = chart(at, "lv_dims")
-    assert chart_title(dims).startswith("Dimensions at layer 3") and "lv_hist" not in charts(at)
+    assert chart_title(dims).startswith("Dimensions at layer 3") and not canvas_keys(at, ["lv_hist"])
     (expected,) = bundled.encode([at.text_area(key="lv_text").value])
     np.testing.assert_allclose(plotly_array(dims["data"][0]["z"]), expected.hidden_states[3], atol=1e-5)
     at.slider(key="lv_k").set_value(2.0).run()  # the rule, set below the layer's view, marks its outliers
