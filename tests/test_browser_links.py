@@ -22,7 +22,8 @@ from bertviz_core.views.page_registry import PAGES  # noqa: E402
 
 
 @pytest.mark.parametrize(("url", "expect"), [
-    ("/layer_values?lv_text=The+cat+sat+down.&lv_layer=2&lv_token=2+%C2%B7+cat", "Token 2 · cat at layer 2"),
+    ("/layer_values?lv_text=The+cat+sat+down.&lv_layer=2&lv_token=2+%C2%B7+cat",
+     ("lv_hist", "Token 2 · cat at layer 2", True)),
     ("/word_similarity?ws_preset=crane&ws_strategy=layer+1&ws_metric=dot+product"
      "&ws_texts=A+crane+lifted+steel.%0AA+crane+waded+in+the+marsh.", ("ws_matrix", "dot product, layer 1")),
     ("/sentence_pooling?sp_layers=layer+1&sp_layers=layer+2&sp_strats=max&sp_cell=max&sp_cell_layer=layer+2",
