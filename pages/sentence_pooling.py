@@ -22,8 +22,8 @@ from bertviz_core.measures.pooling_grid import (
 )
 from ui import (
     canvas_chart, corpus_digest, corpus_downloads, corpus_lengths, corpus_source, cut_warning, detached, download_csv,
-    download_npy, embed_corpus, encoder, ensure_app_navigation, model_key, pooling_cell, pooling_store_view,
-    presenting, scatter_grid, score_grid_view, strategy_label, teaching_panel, with_progress,
+    download_npy, embed_corpus, encoder, ensure_app_navigation, model_key, pooling_cell, pooling_cells,
+    pooling_store_view, presenting, scatter_grid, score_grid_view, strategy_label, teaching_panel, with_progress,
 )
 
 ensure_app_navigation()
@@ -86,9 +86,10 @@ def grid_view(key: tuple[str, str], texts: tuple[str, ...], corpus_id: str, labe
         st.info("Choose at least one pooling strategy and one layer.")
         return
     rows = grid_cells(strategies, layers, num_layers)
+    places = [(r, c, cell) for r, row in enumerate(rows, start=1) for c, cell in enumerate(row, start=1)]
+    results = pooling_cells(key, corpus_id, labels_id, tuple(cell for _, _, cell in places), pooled, check.scored)
     panels = [grid_figures.Panel(r, c, cell_title(cell, result, labels_id is not None), result.coords, cell.strategy)
-              for r, row in enumerate(rows, start=1) for c, cell in enumerate(row, start=1)
-              for result in [pooling_cell(key, corpus_id, labels_id, cell, pooled, check.scored)]]
+              for (r, c, cell), result in zip(places, results)]
     scatter_grid(panels, len(layers), check.colour, texts, "sp_grid", "Download every panel's PCA coordinates (CSV)",
                  "pca_grid.csv")
 

@@ -11,8 +11,8 @@ Which model?).
 """
 from ui.cached import (
     annotated_tokens, compared, corpus_contextuality, corpus_lengths, correlation_scores, map_cell, masked_lens,
-    masks, neighbour_summary, pooling_cell, probe_cell, sentence_neighbours, task_scoring, token_highlight,
-    token_neighbours, tokenize_text, vocabulary, word_contextuality, word_occurrences,
+    masks, neighbour_summary, pooling_cell, pooling_cells, probe_cell, sentence_neighbours, task_scoring,
+    token_highlight, token_neighbours, tokenize_text, vocabulary, word_contextuality, word_occurrences,
 )
 from ui.display import (
     chart, cut_warning, download_csv, download_npy, int_slider, literal, literal_but_bold, or_stop, progress_over,
@@ -101,7 +101,7 @@ __all__ = [
     "model_stores_source", "models_cut_warnings", "pick_models", "pooled_models", "stores_ranking", "which_model_code",
     "model_input", "model_key", "model_of", "model_sidebar", "nearest_embeddings", "neighbour_summary", "offer_model",
     "open_head", "OPENED", "or_stop", "OWN", "page_running", "pick_model_b", "pooled_pair", "pooling_cell",
-    "pooling_store_view", "preload_encoder", "PRESENT", "presentation_style", "presenting", "probe_cell",
+    "pooling_cells", "pooling_store_view", "preload_encoder", "PRESENT", "presentation_style", "presenting", "probe_cell",
     "probe_grids_view", "probe_store_view", "progress_over", "ranking_store_view", "remembered_failure", "result_store",
     "scatter_grid", "score_grid_view", "scored_pairs", "sentence_neighbours", "served_by_app", "set_shared_senses",
     "shared_senses", "show_in_picker", "store_view", "strategy_label", "table", "task_scoring", "teaching_panel", "text_bind",

@@ -150,6 +150,14 @@ def pooling_cell(key: tuple[str, str], corpus_id: str, labels_id: str | None, ce
     return score_cell(cell_vectors(_pooled, cell), _labels if labels_id else None)
 
 
+@st.cache_data(max_entries=256, show_spinner=False)
+def pooling_cells(key: tuple[str, str], corpus_id: str, labels_id: str | None, cells: tuple[Cell, ...],
+                  _pooled: dict[str, np.ndarray], _labels: list[str] | None) -> list[CellResult]:
+    """``pooling_cell`` of each of ``cells``, in order, in one lookup: a grid of 20 panels redrawn made 20, each
+    hashing its arguments and reading the function's signature (half of Sentence pooling's script on a change)."""
+    return [pooling_cell(key, corpus_id, labels_id, cell, _pooled, _labels) for cell in cells]
+
+
 @st.cache_data(max_entries=2048, show_spinner=False)
 def probe_cell(key: tuple[str, str], corpus_id: str, labels_id: str, cell: Cell, _pooled: dict[str, np.ndarray],
                _labels: list[str], _plan: ProbePlan) -> ProbeScore:

@@ -169,7 +169,7 @@ def scatter_grid(panels: list[Any], cols: int, labels: list[str] | None, texts: 
                                             height_px=present.GRID_PX if presenting() else None)
     with st.container(key=key):  # the chart itself carries no key on the page
         st.vega_lite_chart(spec=spec, key=f"{key}_chart", width="stretch")
-    panel_names = data["title"].astype(str).str.replace("\n", " · ")  # one line per panel name
+    panel_names = data["title"].cat.rename_categories(lambda title: title.replace("\n", " · "))  # one line a name
     download_csv(data.assign(panel=panel_names)[["panel", "text", "label", "x", "y"]], csv_label, csv_name, f"{key}_csv")
 
 

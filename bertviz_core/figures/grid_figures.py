@@ -121,12 +121,11 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
     n, panel_of = len(texts), np.repeat(np.arange(len(ordered)), len(texts))
     coords = np.concatenate([panel.coords for panel in ordered]).reshape(-1, 2)
     unit = np.concatenate([unit_square(panel.coords) for panel in ordered]).reshape(-1, 2)
-    data = pd.DataFrame({
-        "panel": panel_of, "title": _repeated(titles, n),
-        "x": coords[:, 0], "y": coords[:, 1], "label": _tiled(list(labels) if named else [""] * n, len(ordered)),
-        "text": _tiled(list(texts), len(ordered)),
-        "gx": left[panel_of] + inner * (0.04 + 0.92 * unit[:, 0]),
-        "gy": top[panel_of] + (1 - title_share - GRID_GAP) * (0.96 - 0.92 * unit[:, 1])})
+    gx = left[panel_of] + inner * (0.04 + 0.92 * unit[:, 0])
+    gy = top[panel_of] + (1 - title_share - GRID_GAP) * (0.96 - 0.92 * unit[:, 1])
+    label = _tiled(list(labels) if named else [""] * n, len(ordered))
+    data = pd.DataFrame({"panel": panel_of, "title": _repeated(titles, n), "x": coords[:, 0], "y": coords[:, 1],
+                         "label": label, "text": _tiled(list(texts), len(ordered)), "gx": gx, "gy": gy})
     colour = label_colours(sorted(set(labels)) if named else None)
     # The scales' domains come from the tiles, not the spec: a change of layers then changes only the data,
     # which Streamlit hands to the drawn view instead of building a new one.
@@ -137,8 +136,8 @@ def pca_grid_spec(panels: Sequence[Panel], cols: int, labels: Sequence[str] | No
         # the width fits the page; the height is the panels' alone, the legend just above them (offset 8, no padding)
         "width": "container", "height": rows * row_px, "autosize": {"type": "fit-x", "contains": "padding"},
         # the browser gets only what it draws
-        "datasets": {"points": data[["gx", "gy", "label"]].astype({"gx": "float32", "gy": "float32"})
-                     .assign(text=_tiled(hover, len(ordered))),  # hover texts, cut short
+        "datasets": {"points": pd.DataFrame({"gx": gx.astype(np.float32), "gy": gy.astype(np.float32), "label": label,
+                                             "text": _tiled(hover, len(ordered))}),  # hover texts, cut short
                      "tiles": tiles},
         "layer": [
             # hover is for the points only (Streamlit's theme would give every mark a tooltip)
