@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bertviz_core.figures.canvas_heatmaps import CANVAS_CONFIG, title_from_data
+from bertviz_core.figures.canvas_heatmaps import CANVAS_CONFIG, title_from_data, title_rows
 
 BAR_PX = 30  # a bar's row outside presentation mode
 BAR = "#4f46e5"
@@ -86,9 +86,8 @@ def histogram_spec(counts: np.ndarray, edges: np.ndarray, title: str | list[str]
     if counts.ndim != 1 or edges.shape != (len(counts) + 1,):
         raise ValueError(f"A histogram needs one more edge than bins: counts of shape {counts.shape} and edges of "
                          f"shape {edges.shape}.")
-    lines = title if isinstance(title, list) else [title]
     bins = pd.DataFrame({"low": edges[:-1], "high": edges[1:], "count": counts.astype(np.int64),
-                         "title": pd.Categorical(["\n".join(lines)] * len(counts))})
+                         "title": title_rows(title, len(counts))})
     axis = {"labelFontSize": font_px, "titleFontSize": font_px}
     return {
         "usermeta": {"embedOptions": {"renderer": "canvas"}},

@@ -33,6 +33,13 @@ def title_from_data(dataset: str) -> dict:
     return {"expr": f"length(data('{dataset}')) ? split(data('{dataset}')[0].title, '\\n') : ''"}
 
 
+def title_rows(title: str | list[str], rows: int) -> pd.Categorical:
+    """The column "title" that ``title_from_data`` reads: ``title`` (one line, or its lines joined by newlines) on
+    each of ``rows`` rows, as one category (it travels once in the Arrow table)."""
+    lines = [title] if isinstance(title, str) else list(title)
+    return pd.Categorical(["\n".join(lines)] * rows)
+
+
 def _description(value_title: str, x_title: str | None, y_title: str | None) -> str:
     """A heatmap's label for a screen reader: its value and, when titled, its axes."""
     axes = f": {y_title} down the side, {x_title} across" if x_title and y_title else ""
@@ -138,7 +145,6 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
                          "opacity": {"expr": f"{fitted} >= {min_font_px} ? 1 : 0"}},
                 "encoding": {"text": {"field": "text"},
                              "color": {"condition": {"test": "datum.dark", "value": "white"}, "value": "#31333f"}}}]
-    lines = [title] if isinstance(title, str) else list(title)
     spec = {
         "usermeta": {"embedOptions": {"renderer": "canvas"}},
         "title": {"text": title_from_data("cells"),
@@ -148,7 +154,7 @@ def heatmap_spec(matrix: np.ndarray, x_labels: Sequence[str], y_labels: Sequence
         "width": "container", "height": rows * row_px, "autosize": {"type": "fit-x", "contains": "padding"},
         # one dataset: Streamlit hands a changed one to the drawn view, every dataset a mark of the view must use
         "datasets": {"cells": cells[["row", "column", "value", "hover", "text", "dark", "best"]]
-                     .assign(title=pd.Categorical(["\n".join(lines)] * len(cells)), low=float(low), high=float(high))},
+                     .assign(title=title_rows(title, len(cells)), low=float(low), high=float(high))},
         "data": {"name": "cells"},
         "encoding": {"x": x, "y": y, "tooltip": tooltip},  # the cell and its number both show it
         "layer": [

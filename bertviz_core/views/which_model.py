@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from bertviz_core.figures import layer_label
-from bertviz_core.figures.canvas_heatmaps import CANVAS_CONFIG, title_from_data
+from bertviz_core.figures.canvas_heatmaps import CANVAS_CONFIG, title_from_data, title_rows
 from bertviz_core.figures.charts import score_grid_figure
 from bertviz_core.measures.pooling import POOLINGS
 from bertviz_core.measures.pooling_grid import Cell
@@ -136,9 +136,7 @@ def layers_spec(table: pd.DataFrame, order: Sequence[str], measure: str, title: 
                            "score": table["score"].astype(float), "low": table["low"].astype(float),
                            "high": table["high"].astype(float)})
     scores["line"] = scores["model"] + " · " + scores["strategy"]
-    lines = [title] if isinstance(title, str) else list(title)
-    scores["measure"], scores["title"] = pd.Categorical([measure] * len(scores)), pd.Categorical(
-        ["\n".join(lines)] * len(scores))
+    scores["measure"], scores["title"] = pd.Categorical([measure] * len(scores)), title_rows(title, len(scores))
     legend = {"orient": "bottom", "title": None, "labelLimit": 0, "symbolOpacity": 1, "offset": 4}
     colour = {"field": "model", "type": "nominal", "legend": legend | {"columns": 2},  # up to 4 long names
               "scale": {"domain": list(order), "range": [COLOURS[i % len(COLOURS)] for i in range(len(order))]}}

@@ -49,6 +49,7 @@ EXEMPT: dict[str, str] = {
                                     "tests/core/test_figures.py's",
     "canvas_heatmaps.title_from_data": "names one of the views' own datasets (a constant of the code), never a "
                                        "user's input",
+    "canvas_heatmaps.title_rows": "repeats a title the page wrote (already wrapped) for the rows of a view's data",
     "canvas_bars.ranking_spec": "lays out a ranking a page computed; its refusals of scores that do not match the "
                                 "names and of a band that is not three numbers are tests/core/test_canvas_bars.py's",
     "canvas_bars.histogram_spec": "lays out the bins stats.histogram made (its bad input has cases); its refusal of "
