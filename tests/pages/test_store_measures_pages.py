@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import canvas_chart, canvas_keys, canvas_values, open_page, open_tab, scatter_grid, table
+from conftest import canvas_chart, canvas_keys, canvas_values, open_code_panels, open_page, open_tab, scatter_grid, table
 from page_checks import checks, make
 
 from bertviz_core import Encoder
@@ -77,6 +77,11 @@ def test_task_measures_probes_the_stored_columns_and_draws_their_maps(
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert canvas_keys(at, ("tm_probe", "tm_silhouette")) == {"tm_probe", "tm_silhouette"}
     assert any("agree" in m.value for m in at.markdown)
+    # the code panel reproduces the chosen stored column; choosing another reruns only the picker and its panel
+    for name, column in (("cls · layer 3", "cls@3"), ("mean · layer 6", "mean@6")):
+        at.selectbox(key="tm_probe_cell").set_value(name).run()
+        assert [f"vectors/{column}.npy" in c.value for c in open_code_panels(at).code] == [True, False]  # the link
+    assert canvas_keys(at, ("tm_probe", "tm_silhouette")) == {"tm_probe", "tm_silhouette"} and not at.exception
     at.session_state["tm_tab"] = "Maps"
     at.run()
     spec, data = scatter_grid(at)

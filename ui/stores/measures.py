@@ -136,7 +136,6 @@ def _chosen_column(corpus: Corpus, cells: list[Cell], opened_on: int, sampled: t
 def probe_store_view(corpus: Corpus, strategies: list[str], layers: list[int]) -> None:
     """Task measures' probe on a store: the probe and the silhouette of each chosen stored column, on the store's
     sample, side by side, with whether they agree."""
-    from bertviz_core import recipes
     from bertviz_core.views.page_views import folds_note
     from bertviz_core.measures.pooling_grid import silhouette_grid
     from bertviz_core.precompute.measures import sample_note
@@ -155,16 +154,7 @@ def probe_store_view(corpus: Corpus, strategies: list[str], layers: list[int]) -
     plan = or_stop(lambda: probe_plan(labels))
     for note in plan.notes:
         st.info(note, icon="🏷️")
-    names = [cell_name(cell) for cell in cells]
-    picked = cells[names.index(st.selectbox("Cell for the code panel", names, index=len(names) - 1,
-                                            key="tm_probe_cell", bind="query-params"))]
-    teaching_panel(
-        "A linear probe: a logistic regression learns each stored text's label from its stored vector, scored on "
-        f"texts it did not see ({plan.folds}-fold cross-validation). Beside it, the silhouette of the labels.  \n"
-        "The store was computed once, in advance: nothing here runs the model.",
-        recipes.store_measures(corpus.name, store.column(picked.strategy, picked.layer), len(sample.rows),
-                               sample.total, plan.folds),
-        key="store_measures")
+    _probe_code_cell(corpus, cells, sample, plan.folds)
     probed = {cell: store_probe(name, stamp, cell, store, sample, plan)
               for cell in _scored_over(cells, sample, "probes")}
     st.caption(f"Protocol: {PROBE_PROTOCOL}. A best is named only when it leads every other cell over the same "
@@ -172,3 +162,22 @@ def probe_store_view(corpus: Corpus, strategies: list[str], layers: list[int]) -
                + literal(sample_note(sample)))
     silhouettes = silhouette_grid(cells, _silhouettes(corpus, cells, sample).__getitem__)
     probe_grids_view(cells, probed, labels, plan, silhouettes)
+
+
+@st.fragment
+@stops_on_damage
+def _probe_code_cell(corpus: Corpus, cells: list[Cell], sample: LabelledSample, folds: int) -> None:
+    """The picker of the stored column whose code the teaching panel shows, and the panel: choosing another reruns
+    only this part, not the probe's and the silhouette's grids below."""
+    from bertviz_core import recipes
+
+    names = [cell_name(cell) for cell in cells]
+    picked = cells[names.index(st.selectbox("Cell for the code panel", names, index=len(names) - 1,
+                                            key="tm_probe_cell", bind="query-params"))]
+    teaching_panel(
+        "A linear probe: a logistic regression learns each stored text's label from its stored vector, scored on "
+        f"texts it did not see ({folds}-fold cross-validation). Beside it, the silhouette of the labels.  \n"
+        "The store was computed once, in advance: nothing here runs the model.",
+        recipes.store_measures(corpus.name, corpus.store.column(picked.strategy, picked.layer), len(sample.rows),
+                               sample.total, folds),
+        key="store_measures")
