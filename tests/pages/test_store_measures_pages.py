@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import canvas_chart, canvas_keys, canvas_values, open_code_panels, open_page, open_tab, scatter_grid, table
+from conftest import (canvas_chart, canvas_keys, canvas_values, open_code_panels, open_page, open_tab, scatter_grid,
+                      table)
 from page_checks import checks, make
 
 from bertviz_core import Encoder

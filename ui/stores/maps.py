@@ -68,6 +68,13 @@ def cell_name(cell: Cell) -> str:
     return f"{cell.strategy} · {layer_label(cell.layer)}"
 
 
+def cell_picker(label: str, cells: list[Cell], index: int, key: str) -> Cell:
+    """A selectbox of ``cells`` by their ``cell_name``, opened on position ``index``, bound to the link; the chosen
+    cell."""
+    names = [cell_name(cell) for cell in cells]
+    return cells[names.index(st.selectbox(label, names, index=index, key=key, bind="query-params"))]
+
+
 def map_view(corpus: Corpus, cell: Cell, projection: str, key: str) -> None:
     """One stored map, every point, coloured by label, with its trustworthiness and its points as a CSV."""
     from bertviz_core.figures.map_figures import map_note, map_spec

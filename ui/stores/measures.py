@@ -13,7 +13,7 @@ import streamlit as st
 from bertviz_core.corpora.corpus_sources import Corpus
 from ui.display import download_csv, literal, or_stop, progress_over, score_grid_view, teaching_panel
 from ui.page_parts.task_measures import probe_grids_view
-from ui.stores.maps import cell_name, held_cells, map_view
+from ui.stores.maps import cell_name, cell_picker, held_cells, map_view
 from ui.picker import active_info
 from ui.stores.opened import stamp_of, stops_on_damage
 
@@ -105,9 +105,7 @@ def _chosen_column(corpus: Corpus, cells: list[Cell], opened_on: int, sampled: t
     from bertviz_core.precompute.views import lacking_layers_note, lacking_strategies_note
 
     store = corpus.store
-    names = [cell_name(cell) for cell in cells]
-    cell = cells[names.index(st.selectbox("Stored vector to draw and reproduce", names, index=opened_on,
-                                          key="sp_store_cell", bind="query-params"))]
+    cell = cell_picker("Stored vector to draw and reproduce", cells, opened_on, "sp_store_cell")
     lacking = [note for note in (lacking_strategies_note(store, supported_strategies(active_info().has_pooler)),
                                  lacking_layers_note(store)) if note]
     if lacking:  # the grid and the picker hold the stored cells only: say which the model has and the store lacks
@@ -171,9 +169,7 @@ def _probe_code_cell(corpus: Corpus, cells: list[Cell], sample: LabelledSample, 
     only this part, not the probe's and the silhouette's grids below."""
     from bertviz_core import recipes
 
-    names = [cell_name(cell) for cell in cells]
-    picked = cells[names.index(st.selectbox("Cell for the code panel", names, index=len(names) - 1,
-                                            key="tm_probe_cell", bind="query-params"))]
+    picked = cell_picker("Cell for the code panel", cells, len(cells) - 1, "tm_probe_cell")
     teaching_panel(
         "A linear probe: a logistic regression learns each stored text's label from its stored vector, scored on "
         f"texts it did not see ({folds}-fold cross-validation). Beside it, the silhouette of the labels.  \n"
