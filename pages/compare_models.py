@@ -18,9 +18,9 @@ from bertviz_core.measures.pooling import POOLINGS
 from bertviz_core.model.models import ModelInfo
 from ui import (
     aligned_pair, canvas_table_heatmap, choose, columns, comparison_code, corpus_digest, corpus_source, cut_warnings,
-    detached, download_csv, encoder, ensure_app_navigation, get_encoder, identities, int_slider, judged_matches,
-    layer_comparison, literal, match_evidence, model_input, model_key, or_stop, pick_model_b, pooled_pair, table,
-    teaching_panel, tokenization_table,
+    detached, download_csv, encoder, ensure_app_navigation, fragment, get_encoder, identities, int_slider,
+    judged_matches, layer_comparison, literal, match_evidence, model_input, model_key, or_stop, pick_model_b,
+    pooled_pair, table, teaching_panel, tokenization_table,
 )
 
 ensure_app_navigation()
@@ -47,7 +47,7 @@ st.caption(f"**A** = {literal(info_a.name)} ({info_a.num_layers} layers, {info_a
 cut_warnings(key_a, key_b, texts)
 
 
-@st.fragment
+@fragment
 @detached
 def layers_alike(key_a: tuple[str, str], key_b: tuple[str, str], info_a: ModelInfo, info_b: ModelInfo,
                  texts: tuple[str, ...], strategy: str, corpus_code: str) -> None:
@@ -92,7 +92,7 @@ def layers_alike(key_a: tuple[str, str], key_b: tuple[str, str], info_a: ModelIn
 layers_alike(key_a, key_b, info_a, info_b, texts, strategy, corpus.code)
 
 
-@st.fragment
+@fragment
 @detached
 def side_by_side(key_a: tuple[str, str], key_b: tuple[str, str], info_a: ModelInfo, info_b: ModelInfo,
                  texts: tuple[str, ...], strategy: str) -> None:

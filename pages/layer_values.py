@@ -12,7 +12,7 @@ from bertviz_core.model.lengths import cut_note
 from bertviz_core.views.page_views import layer_numbers, state_count
 from ui import (
     canvas_chart, chart, choose, columns, cut_warning, detached, download_csv, encode_texts, encoder,
-    ensure_app_navigation, int_slider, model_key, table, teaching_panel, text_bind,
+    ensure_app_navigation, fragment, int_slider, model_key, table, teaching_panel, text_bind,
 )
 
 ensure_app_navigation()
@@ -38,7 +38,7 @@ token = choose(st.columns(2)[0], "Token", labels, 5, key="lv_token", bind="query
 at_layer = st.container()  # drawn last, under the rule set by the outlier section's sliders below
 
 
-@st.fragment
+@fragment
 @detached
 def layer_view(states, labels: list[str], text: str, token: int, rule: stats.OutlierRule) -> None:
     """The chosen layer: this token's values, or every token's, redrawn alone on a layer change."""

@@ -22,7 +22,7 @@ from bertviz_core.measures.pooling_grid import (
 )
 from ui import (
     canvas_chart, corpus_digest, corpus_downloads, corpus_lengths, corpus_source, cut_warning, detached, download_csv,
-    download_npy, embed_corpus, encoder, ensure_app_navigation, model_key, pooling_cell, pooling_cells,
+    download_npy, embed_corpus, encoder, ensure_app_navigation, fragment, model_key, pooling_cell, pooling_cells,
     pooling_store_view, presenting, scatter_grid, score_grid_view, strategy_label, teaching_panel, with_progress,
 )
 
@@ -58,7 +58,7 @@ pick_layer = POOLINGS[pick].layer_of(
 picked = Cell(pick, pick_layer)
 
 
-@st.fragment
+@fragment
 @detached
 def grid_view(key: tuple[str, str], texts: tuple[str, ...], corpus_id: str, labels: list[str] | None,
               check: LabelCheck, labels_id: str | None) -> None:

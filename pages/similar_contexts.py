@@ -14,9 +14,9 @@ from bertviz_core.measures.similarity import METRICS
 from bertviz_core.model.token_index import index_rows
 from ui import (
     chart, choose, columns, contextuality_view, corpus_contextuality, corpus_digest, corpus_lengths, corpus_source,
-    cut_warning, detached, download_csv, embed_corpus, encode_texts, encoder, ensure_app_navigation, int_slider,
-    literal, measures_view, model_input, model_key, neighbour_summary, or_stop, sentence_neighbours, store_view, table,
-    teaching_panel, token_index, token_neighbours, with_progress, text_bind, word_contextuality,
+    cut_warning, detached, download_csv, embed_corpus, encode_texts, encoder, ensure_app_navigation, fragment,
+    int_slider, literal, measures_view, model_input, model_key, neighbour_summary, or_stop, sentence_neighbours,
+    store_view, table, teaching_panel, text_bind, token_index, token_neighbours, with_progress, word_contextuality,
 )
 
 ensure_app_navigation()
@@ -72,7 +72,7 @@ summary = neighbour_summary(model_key(), corpus_id, sentence, token, k, metric, 
 lists = st.container()  # drawn last, once the sentence search's pickers below are read (its code names them)
 
 
-@st.fragment
+@fragment
 @detached
 def token_lists(texts: tuple[str, ...], corpus_id: str, corpus_code: str, sentence: str, token: int, word: str,
                 k: int, metric: str, summary, sentences: tuple[str, int | None]) -> None:

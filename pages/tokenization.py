@@ -17,13 +17,15 @@ from ui import (
     download_csv,
     encoder,
     ensure_app_navigation,
+    fragment,
     literal,
     model_key,
     table,
     teaching_panel,
+    text_bind,
     token_highlight,
     tokenize_text,
-    vocabulary, text_bind,
+    vocabulary,
 )
 
 ensure_app_navigation()
@@ -40,7 +42,7 @@ pair = pair or None
 scheme = token_scheme(loaded.tokenizer)
 
 
-@st.fragment
+@fragment
 @detached
 def token_view(text: str, pair: str | None) -> None:
     """Padding, the token table and the vocabulary of ``text`` (and ``pair``): a change of the padding, the tab or

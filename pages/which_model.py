@@ -25,9 +25,9 @@ from bertviz_core.views.which_model import (
 )
 from ui import (
     canvas_chart, chart, columns, corpus_digest, corpus_source, detached, download_csv, ensure_app_navigation,
-    literal_but_bold, model_key, or_stop, scored_pairs, table, task_scoring, teaching_panel,
-    model_costs, model_infos, model_ranking, models_cut_warnings, pick_models, pooled_models, which_model_code,
-    held_model_cells, model_stores_source, stores_ranking,
+    fragment, held_model_cells, literal_but_bold, model_costs, model_infos, model_key, model_ranking,
+    model_stores_source, models_cut_warnings, or_stop, pick_models, pooled_models, scored_pairs, stores_ranking,
+    table, task_scoring, teaching_panel, which_model_code,
 )
 
 ensure_app_navigation()
@@ -72,7 +72,7 @@ else:  # the stores' vectors, read from disk: no model runs on the corpus
     cells = held_model_cells(stored, models, cells)
 
 
-@st.fragment
+@fragment
 @detached
 def ranked_views(models: dict[str, tuple[str, str]], cells: dict[str, list[Cell]], texts: tuple[str, ...],
                  labels: tuple[str, ...] | None, pairs: tuple[list[int], list[int], list[float]] | None,

@@ -28,8 +28,8 @@ from bertviz_core.words.word_vectors import (
 )
 from ui import (
     apply_preset, canvas_heatmap, chart, corpus_digest, cut_warning, detached, download_csv, encode_texts, encoder,
-    ensure_app_navigation, keep_senses_in_link, literal, model_key, or_stop, OWN, shared_senses, table, teaching_panel,
-    text_bind, texts_edited, word_occurrences,
+    ensure_app_navigation, fragment, keep_senses_in_link, literal, model_key, or_stop, OWN, shared_senses, table,
+    teaching_panel, text_bind, texts_edited, word_occurrences,
 )
 
 ensure_app_navigation()
@@ -74,7 +74,7 @@ numbers = [str(k) for k in range(len(found))]  # chart labels; the key names the
 vectors = stack(found)  # (n, layers+1, hidden)
 
 
-@st.fragment
+@fragment
 @detached
 def similarity_view(texts: tuple[str, ...], word: str, subword: str, vectors, names: list[str],
                     numbers: list[str]) -> None:

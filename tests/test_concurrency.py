@@ -88,6 +88,35 @@ def test_the_warm_up_waits_while_a_page_runs_and_a_moment_after(monkeypatch: pyt
     assert resumed and resumed[0] - ended >= 0.3  # and waits QUIET_S more after it ends
 
 
+def test_a_fragment_rerun_holds_the_warm_up_back_as_a_page_run_does() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from ui import warm
+
+    script = """
+import streamlit as st
+from ui import warm
+
+@warm.fragment
+def part():
+    st.checkbox("On", key="on")
+    st.session_state.setdefault("running", []).append(warm._pages_running["count"])
+
+part()
+"""
+    app = AppTest.from_string(script).run()
+    before = warm._pages_running["last_end"]
+    app.checkbox(key="on").check().run()
+    assert not app.exception and app.session_state["running"] == [1, 1]  # counted while it draws, both times
+    assert warm._pages_running["count"] == 0 and warm._pages_running["last_end"] > before
+
+
+def test_every_fragment_is_one_the_warm_up_waits_for() -> None:
+    root = Path(__file__).resolve().parents[1]
+    sources = [*root.glob("pages/*.py"), *root.glob("ui/**/*.py"), root / "app.py"]
+    assert not [p.name for p in sources if p.name != "warm.py" and "st.fragment" in p.read_text()]
+
+
 def test_a_warm_up_model_run_pauses_between_batches_unless_a_page_waits_for_its_result(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from bertviz_core.runtime.store import ByteBoundedStore

@@ -80,7 +80,7 @@ from ui.uploads import (
     corpus_source, scored_pairs,
 )
 from ui.warm import (
-    page_running, preload_encoder,
+    fragment, page_running, preload_encoder,
 )
 from ui.widgets import (
     apply_preset, detached, head_label, keep_senses_in_link, open_head, OPENED, OWN, strategy_label, texts_edited,
@@ -93,7 +93,7 @@ __all__ = [
     "corpus_contextuality", "corpus_digest", "corpus_downloads", "corpus_lengths", "corpus_source",
     "correlation_scores", "cut_notice",
     "cut_warning", "cut_warnings", "detached", "download_csv", "download_npy", "embed_corpus", "encode_texts",
-    "encoder", "ensure_app_navigation", "failed_models", "forget_shared_senses", "get_encoder", "head_label",
+    "encoder", "ensure_app_navigation", "failed_models", "forget_shared_senses", "fragment", "get_encoder", "head_label",
     "head_view_chart",
     "held_model_cells", "identities", "judged_matches", "int_slider", "keep_senses_in_link", "LARGE_CORPUS",
     "layer_comparison", "literal", "literal_but_bold", "map_cell", "maps_store_view", "masked_lens", "masks",

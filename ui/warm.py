@@ -10,13 +10,14 @@ long (bench/warm_up_effect.py). A model run of a step in this process pauses the
 """
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import streamlit as st
 
@@ -35,6 +36,8 @@ _pages_running = {"count": 0, "last_end": 0.0}
 _pages_lock = threading.Lock()
 
 Key = tuple[str, str]
+P = ParamSpec("P")
+R = TypeVar("R")
 Steps = Callable[[Key, ModelInfo], list[Callable[[], object]]]
 
 
@@ -120,19 +123,35 @@ WARM_STEPS: dict[str, Steps] = {  # name -> (model key, info) -> the calls that 
 
 
 @contextmanager
-def page_running() -> Iterator[None]:
-    """Around each page's run (app.py), so that the warm-up yields to visitors, with the settings of the page's link
-    it did not use said above it (``ui.picker.link_notice_above``). A fragment's rerun is not counted: it does not run
-    app.py, and the fragments draw from cached numbers."""
+def _visitor_at_work() -> Iterator[None]:
+    """Counts a page's or a fragment's run as running until it ends, for ``wait_for_quiet``."""
     with _pages_lock:
         _pages_running["count"] += 1
     try:
-        with link_notice_above():
-            yield
+        yield
     finally:
         with _pages_lock:
             _pages_running["count"] -= 1
             _pages_running["last_end"] = time.monotonic()
+
+
+@contextmanager
+def page_running() -> Iterator[None]:
+    """Around each page's run (app.py), so that the warm-up yields to visitors, with the settings of the page's link
+    it did not use said above it (``ui.picker.link_notice_above``)."""
+    with _visitor_at_work(), link_notice_above():
+        yield
+
+
+def fragment(draw: Callable[P, R]) -> Callable[P, R]:
+    """``st.fragment`` whose reruns count as a page running (``page_running``): they do not run app.py, yet they are
+    a visitor at work, whom the warm-up waits for (docs/performance.md, "A fragment's rerun is a visitor too")."""
+    @functools.wraps(draw)
+    def counted(*args: P.args, **kwargs: P.kwargs) -> R:
+        with _visitor_at_work():
+            return draw(*args, **kwargs)
+
+    return st.fragment(counted)
 
 
 def wait_for_quiet(unless: Callable[[], bool] = lambda: False) -> None:

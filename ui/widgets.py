@@ -82,7 +82,7 @@ def _global_names(code: CodeType) -> Iterator[tuple[str, str]]:
 
 def detached(function: F) -> F:
     """``function``, a page's own, bound to a copy of only the page globals it reads, taken now: kept by the
-    session (``@st.fragment`` above it keeps it for its reruns), it then holds those names, not the page's
+    session (``@fragment`` above it keeps it for its reruns), it then holds those names, not the page's
     whole namespace with every array the page made, and the namespace forms no reference cycle, so it is
     freed when the run ends. Every global it reads must be defined before it (NameError here otherwise), and
     it may not assign globals."""

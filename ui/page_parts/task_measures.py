@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
+from ui.warm import fragment
 from ui.display import download_csv, score_grid_view
 from ui.layout import present
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:  # imported where used: scikit-learn would add most of a secon
     from bertviz_core.measures.task_measures import ProbePlan, ProbeScore
 
 
-@st.fragment
+@fragment
 def probe_grids_view(cells: Sequence[Cell], probed: Mapping[Cell, ProbeScore], labels: Sequence[str],
                      plan: ProbePlan, silhouettes: SeparationScores) -> None:
     """The probe score's picker, the probe's grid of ``probed`` (a cell's folds) beside the silhouette's (keys

@@ -12,6 +12,7 @@ import streamlit as st
 from bertviz_core.corpora.corpus_sources import Corpus
 from bertviz_core.model.models import BUNDLED_MODEL
 from bertviz_core.precompute.offered import offered_stores
+from ui.warm import fragment
 from ui.display import cut_warning, download_csv, literal, table, teaching_panel
 from ui.links import link_said
 from ui.picker import active_info, encoder, model_key, offer_model
@@ -109,7 +110,7 @@ def store_view(corpus: Corpus, sentence: str, query_input: Any, token: int) -> s
     return word
 
 
-@st.fragment
+@fragment
 @stops_on_damage
 def _searches(corpus: Corpus, sentence: str, query_input: Any, token: int, word: str | None) -> None:
     """k and the metric with the searches they change, the tokens' and the sentences': a change of either reruns

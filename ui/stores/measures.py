@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core.corpora.corpus_sources import Corpus
+from ui.warm import fragment
 from ui.display import download_csv, literal, or_stop, progress_over, score_grid_view, teaching_panel
 from ui.page_parts.task_measures import probe_grids_view
 from ui.stores.maps import cell_name, cell_picker, held_cells, map_view
@@ -93,7 +94,7 @@ def pooling_store_view(corpus: Corpus) -> None:
     _chosen_column(corpus, cells, opened_on, None if sample is None else (len(sample.rows), sample.total))
 
 
-@st.fragment
+@fragment
 @stops_on_damage
 def _chosen_column(corpus: Corpus, cells: list[Cell], opened_on: int, sampled: tuple[int, int] | None) -> None:
     """The stored column to draw, opened on position ``opened_on`` of the stored ``cells`` (the scores' top), its
@@ -162,7 +163,7 @@ def probe_store_view(corpus: Corpus, strategies: list[str], layers: list[int]) -
     probe_grids_view(cells, probed, labels, plan, silhouettes)
 
 
-@st.fragment
+@fragment
 @stops_on_damage
 def _probe_code_cell(corpus: Corpus, cells: list[Cell], sample: LabelledSample, folds: int) -> None:
     """The picker of the stored column whose code the teaching panel shows, and the panel: choosing another reruns
