@@ -100,15 +100,15 @@ from ui import warm
 @warm.fragment
 def part():
     st.checkbox("On", key="on")
-    st.session_state.setdefault("running", []).append(warm._pages_running["count"])
+    st.session_state.setdefault("running", []).append(warm._visitor_runs["count"])
 
 part()
 """
     app = AppTest.from_string(script).run()
-    before = warm._pages_running["last_end"]
+    before = warm._visitor_runs["last_end"]
     app.checkbox(key="on").check().run()
     assert not app.exception and app.session_state["running"] == [1, 1]  # counted while it draws, both times
-    assert warm._pages_running["count"] == 0 and warm._pages_running["last_end"] > before
+    assert warm._visitor_runs["count"] == 0 and warm._visitor_runs["last_end"] > before
 
 
 def test_every_fragment_is_one_the_warm_up_waits_for() -> None:
@@ -145,7 +145,7 @@ def test_a_warm_up_model_run_pauses_between_batches_unless_a_page_waits_for_its_
         time.sleep(0.3)
         assert not resumed and store._asking["news"] == 1  # paused, and no page waits for its result
     assert until(lambda: bool(resumed))  # and goes on QUIET_S after the page ended
-    assert resumed[0] - warm._pages_running["last_end"] >= 0.2
+    assert resumed[0] - warm._visitor_runs["last_end"] >= 0.2
     # a page asking for the result the warm-up computes waits for it: the warm-up must not pause for that page
     asker = threading.Thread(target=lambda: store.get_or_compute("news", lambda: {"pooled": np.ones(2)}), daemon=True)
     with warm.page_running():

@@ -4,8 +4,8 @@ those pages read, so a first visit finds its numbers ready.
 Each page declares what its default view needs by naming steps of ``WARM_STEPS`` in its registry entry
 (``page_registry.PageEntry.warm_up``); a new page that shows the same defaults as another names the same steps
 and never edits this module. The steps run in ``WARM_STEPS`` order, each only once, at the lowest CPU priority,
-and each waits until visitors' pages are quiet: without that a change made while the warm-up ran took 2.8x as
-long (bench/warm_up_effect.py). A model run of a step in this process pauses the same way between its batches
+and each waits until visitors' pages and fragments are quiet: without that a change made while the warm-up ran
+took 2.8x as long (bench/warm_up_effect.py). A model run of a step in this process pauses the same way between its batches
 (``between_batches``): once a visitor's page runs, the run stops within a batch, unless that page waits for its result.
 """
 from __future__ import annotations
@@ -32,8 +32,8 @@ if TYPE_CHECKING:  # imported where used: transformers would add seconds to the 
     from bertviz_core.model.encoder import Encoder
 
 QUIET_S = 1.0  # the warm-up starts a step only when no page has run for this long
-_pages_running = {"count": 0, "last_end": 0.0}
-_pages_lock = threading.Lock()
+_visitor_runs = {"count": 0, "last_end": 0.0}
+_visitor_lock = threading.Lock()
 
 Key = tuple[str, str]
 P = ParamSpec("P")
@@ -125,14 +125,14 @@ WARM_STEPS: dict[str, Steps] = {  # name -> (model key, info) -> the calls that 
 @contextmanager
 def _visitor_at_work() -> Iterator[None]:
     """Counts a page's or a fragment's run as running until it ends, for ``wait_for_quiet``."""
-    with _pages_lock:
-        _pages_running["count"] += 1
+    with _visitor_lock:
+        _visitor_runs["count"] += 1
     try:
         yield
     finally:
-        with _pages_lock:
-            _pages_running["count"] -= 1
-            _pages_running["last_end"] = time.monotonic()
+        with _visitor_lock:
+            _visitor_runs["count"] -= 1
+            _visitor_runs["last_end"] = time.monotonic()
 
 
 @contextmanager
@@ -158,8 +158,8 @@ def wait_for_quiet(unless: Callable[[], bool] = lambda: False) -> None:
     """Return once no page is running and none has ended for QUIET_S seconds, or at once when ``unless()``
     holds (checked as often)."""
     while True:
-        with _pages_lock:
-            idle = _pages_running["count"] == 0 and time.monotonic() - _pages_running["last_end"] >= QUIET_S
+        with _visitor_lock:
+            idle = _visitor_runs["count"] == 0 and time.monotonic() - _visitor_runs["last_end"] >= QUIET_S
         if idle or unless():
             return
         time.sleep(0.05)

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
-from ui.warm import fragment
 from ui.display import download_csv, score_grid_view
 from ui.layout import present
+from ui.warm import fragment
 
 if TYPE_CHECKING:  # imported where used: scikit-learn would add most of a second to the first page
     from bertviz_core.measures.pooling_grid import Cell, SeparationScores

@@ -12,13 +12,13 @@ import streamlit as st
 from bertviz_core.corpora.corpus_sources import Corpus
 from bertviz_core.model.models import BUNDLED_MODEL
 from bertviz_core.precompute.offered import offered_stores
-from ui.warm import fragment
 from ui.display import cut_warning, download_csv, literal, table, teaching_panel
 from ui.links import link_said
 from ui.picker import active_info, encoder, model_key, offer_model
 from ui.results import embed_corpus
 from ui.stores.contexts import tokens_view
 from ui.stores.opened import opened_store, refuse_store, stamp, stamp_of, stops_on_damage
+from ui.warm import fragment
 
 if TYPE_CHECKING:
     from bertviz_core.precompute.reader import VectorStore

@@ -11,12 +11,12 @@ import pandas as pd
 import streamlit as st
 
 from bertviz_core.corpora.corpus_sources import Corpus
-from ui.warm import fragment
 from ui.display import download_csv, literal, or_stop, progress_over, score_grid_view, teaching_panel
 from ui.page_parts.task_measures import probe_grids_view
 from ui.stores.maps import cell_name, cell_picker, held_cells, map_view
 from ui.picker import active_info
 from ui.stores.opened import stamp_of, stops_on_damage
+from ui.warm import fragment
 
 if TYPE_CHECKING:
     from bertviz_core.measures.pooling_grid import Cell, CellResult
