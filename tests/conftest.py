@@ -3,6 +3,7 @@ counting model runs, and reading an AppTest page's charts and tables by their ke
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import os
 import time
@@ -285,6 +286,32 @@ def until(holds: Callable[[], bool], seconds: float = 10) -> bool:
             return False
         time.sleep(0.01)
     return True
+
+
+def same_result(here: object, there: object) -> None:
+    """The same result computed in two places (a worker process and here): same arrays (within float32's spread
+    between processes), tables and everything else, field by field."""
+    if isinstance(here, np.ndarray):
+        assert isinstance(there, np.ndarray) and here.shape == there.shape and here.dtype == there.dtype
+        np.testing.assert_allclose(np.asarray(there, np.float32), np.asarray(here, np.float32), atol=1e-5, rtol=1e-3)
+    elif isinstance(here, pd.DataFrame):
+        pd.testing.assert_frame_equal(here, there, check_exact=False, atol=1e-5, rtol=1e-3)
+    elif dataclasses.is_dataclass(here):
+        assert type(here) is type(there)
+        for field in dataclasses.fields(here):
+            same_result(getattr(here, field.name), getattr(there, field.name))
+    elif isinstance(here, dict):
+        assert here.keys() == there.keys()
+        for name in here:
+            same_result(here[name], there[name])
+    elif isinstance(here, (list, tuple)):
+        assert len(here) == len(there)
+        for mine, theirs in zip(here, there, strict=True):
+            same_result(mine, theirs)
+    elif isinstance(here, float):
+        assert np.isclose(here, there, atol=1e-5, rtol=1e-3, equal_nan=True)
+    else:
+        assert here == there
 
 
 def open_page(page: str | None = None, timeout: float = 120) -> AppTest:

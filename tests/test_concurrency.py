@@ -114,73 +114,59 @@ part()
 def test_every_fragment_is_one_the_warm_up_waits_for() -> None:
     root = Path(__file__).resolve().parents[1]
     sources = [*root.glob("pages/*.py"), *root.glob("ui/**/*.py"), root / "app.py"]
-    assert not [p.name for p in sources if p.name != "warm.py" and "st.fragment" in p.read_text()]
+    declaring = root / "ui" / "warm" / "__init__.py"  # where ``fragment`` itself is
+    assert not [p.name for p in sources if p != declaring and "st.fragment" in p.read_text()]
 
 
-def test_a_warm_up_model_run_pauses_between_batches_unless_a_page_waits_for_its_result(
+def test_a_visitors_page_stops_the_warm_up_worker_at_once_and_it_goes_on_quiet_s_after(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from bertviz_core.runtime.store import ByteBoundedStore
     from ui import warm
 
-    store = ByteBoundedStore(budget=1 << 20)
-    monkeypatch.setattr(warm, "QUIET_S", 0.2)
-    monkeypatch.setattr(warm, "result_store", lambda: store)
-    reported: list[int] = []
-    resumed: list[float] = []
-    go_on = threading.Event()
+    class Worker:  # what the warm-up asks of its Offload(pausable=True), timed
+        def __init__(self) -> None:
+            self.pauses: list[float] = []
+            self.resumes: list[float] = []
 
-    def model_run() -> dict[str, np.ndarray]:  # a step's run of three batches, each reported as the encoder does
-        for done in (1, 2, 3):
-            reported.append(done)
-            warm.between_batches(done, 3)
-            if done == 1:
-                resumed.append(time.monotonic())
-                go_on.wait(10)
-        return {"pooled": np.zeros(2)}
+        def pause(self) -> None:
+            self.pauses.append(time.monotonic())
 
-    stepper = threading.Thread(target=lambda: store.get_or_compute("news", model_run), daemon=True)
-    with warm.page_running():  # a visitor's page runs: the warm-up's run waits after its first batch
-        stepper.start()
-        assert until(lambda: reported == [1])
-        time.sleep(0.3)
-        assert not resumed and store._asking["news"] == 1  # paused, and no page waits for its result
-    assert until(lambda: bool(resumed))  # and goes on QUIET_S after the page ended
-    assert resumed[0] - warm._visitor_runs["last_end"] >= 0.2
-    # a page asking for the result the warm-up computes waits for it: the warm-up must not pause for that page
-    asker = threading.Thread(target=lambda: store.get_or_compute("news", lambda: {"pooled": np.ones(2)}), daemon=True)
+        def resume(self) -> None:
+            self.resumes.append(time.monotonic())
+
+    monkeypatch.setattr(warm, "QUIET_S", 0.3)
+    worker, done = Worker(), threading.Event()
+    monkeypatch.setattr(warm, "_warming", [worker])
     with warm.page_running():
-        asker.start()
-        assert until(lambda: store._asking["news"] == 2)
-        go_on.set()
-        finished = until(lambda: not stepper.is_alive() and not asker.is_alive())
-        assert finished, "the paused warm-up kept the page waiting for its result"
-    assert reported == [1, 2, 3] and not store.get("news")["pooled"].any()  # computed once, by the warm-up
-    assert not store._asking and not store._computing and not store._owners
+        assert len(worker.pauses) == 1  # stopped as the page started, not at the next poll
+        resumer = threading.Thread(target=warm._resume_when_quiet, args=(worker, done), daemon=True)
+        resumer.start()
+        time.sleep(0.4)
+        assert not worker.resumes  # a page is running
+    assert until(lambda: bool(worker.resumes))
+    assert worker.resumes[0] - warm._visitor_runs["last_end"] >= 0.3  # and QUIET_S after it ended
+    done.set()
+    resumer.join(10)
 
 
-def test_only_the_computing_thread_sees_its_result_awaited() -> None:
-    from bertviz_core.runtime.store import ByteBoundedStore
+def test_every_warm_up_job_computes_what_its_page_computes_and_the_page_keeps_it_handed(tiny_dir: Path) -> None:
+    from bertviz_core.runtime.jobs import JOBS
+    from conftest import same_result
+    from ui import warm
+    from ui.picker import get_encoder
+    from ui.results import handing, result_store, shared
 
-    store = ByteBoundedStore(budget=1 << 20)
-    inside, release, seen = threading.Event(), threading.Event(), {}
-
-    def compute() -> dict[str, np.ndarray]:
-        inside.set()
-        release.wait(10)
-        seen["computer"] = store.awaited()
-        return {"x": np.zeros(1)}
-
-    computer = threading.Thread(target=lambda: store.get_or_compute("a", compute), daemon=True)
-    computer.start()
-    assert inside.wait(10)
-    waiter = threading.Thread(target=lambda: store.get_or_compute("a", compute), daemon=True)
-    waiter.start()
-    assert until(lambda: store._asking["a"] == 2)
-    assert not store.awaited()  # this thread computes nothing: a wait for another thread's result is not its own
-    release.set()
-    computer.join(10)
-    waiter.join(10)
-    assert seen == {"computer": True} and not store._asking and not store._owners
+    key = (str(tiny_dir), "cpu")
+    encoder = get_encoder(*key)
+    for name in warm.WARM_STEPS:
+        for call in warm.WARM_STEPS[name](key, encoder.info):
+            worker = JOBS[call.job](encoder, call.texts, None, *call.extra)
+            same_result(call.keep(), worker)  # the page's own call, computed here
+            with handing(call.into, "handed"):  # now cached: the value handed is not taken
+                same_result(call.keep(), worker)
+    entries = len(result_store())
+    with handing(shared, {"x": np.ones(2)}):  # a miss keeps the value handed to it, read-only
+        kept = shared(("a result no page computed", key), lambda: {"x": np.zeros(2)})
+    assert kept["x"].all() and not kept["x"].flags.writeable and len(result_store()) == entries + 1
 
 
 def test_every_page_declares_its_warm_up_from_known_steps_and_every_step_serves_a_page() -> None:

@@ -16,7 +16,7 @@ from bertviz_core.runtime.store import digest as corpus_digest
 from bertviz_core.words.word_vectors import Occurrence, occurrences
 
 from ui.picker import get_encoder
-from ui.results import encode_texts
+from ui.results import encode_texts, takes_handed
 
 if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most of a second to the first page
     from bertviz_core.views.comparison import Comparison
@@ -68,6 +68,7 @@ def neighbour_summary(key: tuple[str, str], corpus_id: str, sentence: str, token
 
 
 @st.cache_data(max_entries=16, show_spinner="Measuring how contextual each layer is…")
+@takes_handed  # the warm-up hands its worker's result here (ui.warm)
 def corpus_contextuality(key: tuple[str, str], corpus_id: str, _index: TokenIndex) -> Contextuality:
     """Cached ``neighbours.contextuality`` of the corpus ``corpus_id``."""
     from bertviz_core.measures.neighbours import contextuality
@@ -138,6 +139,7 @@ def parse_pairs(data: bytes) -> pd.DataFrame:
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
+@takes_handed  # the warm-up hands its worker's result here (ui.warm)
 def pooling_cell(key: tuple[str, str], corpus_id: str, labels_id: str | None, cell: Cell,
                  _pooled: dict[str, np.ndarray], _labels: list[str] | None) -> CellResult:
     """Cached ``pooling_grid.score_cell`` of one (strategy, layer) of a pooled corpus.
@@ -159,6 +161,7 @@ def pooling_cells(key: tuple[str, str], corpus_id: str, labels_id: str | None, c
 
 
 @st.cache_data(max_entries=2048, show_spinner=False)
+@takes_handed  # the warm-up hands its worker's result here (ui.warm)
 def probe_cell(key: tuple[str, str], corpus_id: str, labels_id: str, cell: Cell, _pooled: dict[str, np.ndarray],
                _labels: list[str], _plan: ProbePlan) -> ProbeScore:
     """Cached ``task_measures.probe`` of one (strategy, layer) of a pooled corpus, keyed as ``pooling_cell``."""

@@ -7,16 +7,19 @@ in the worker process of ``bertviz_core.runtime.offload``, so that it does not s
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import threading
-from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Hashable, Iterator
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
 import streamlit as st
 
-from bertviz_core.runtime.offload import JOBS, Cancelled, Offload
+from bertviz_core.runtime.jobs import JOBS
+from bertviz_core.runtime.offload import Cancelled, Offload
 from bertviz_core.model.models import BUNDLED_MODEL
 from bertviz_core.runtime.store import ByteBoundedStore, cache_budget, spill_budget
 from bertviz_core.runtime.store import digest as corpus_digest
@@ -29,6 +32,45 @@ if TYPE_CHECKING:  # imported where used: scikit-learn and plotly would add most
     from bertviz_core.model.token_index import TokenIndex
 
 T = TypeVar("T")
+P = ParamSpec("P")
+_HANDED: ContextVar[tuple[str, Any] | None] = ContextVar("handed", default=None)
+
+
+def _name(function: Callable[..., Any]) -> str:
+    return f"{function.__module__}.{function.__qualname__}"
+
+
+@contextlib.contextmanager
+def handing(into: Callable[..., Any], value: Any) -> Iterator[None]:
+    """Within it, the first call of ``into`` in this thread that misses its cache keeps ``value`` as its result
+    instead of computing one: ``shared`` (for the store), or a cached function declared ``@takes_handed``. How
+    the background warm-up's worker process hands its results to the caches pages read (``ui.warm``); the
+    calls made for ``into``'s arguments compute as they always do."""
+    token = _HANDED.set((_name(into), value))
+    try:
+        yield
+    finally:
+        _HANDED.reset(token)
+
+
+def _taken(into: Callable[..., Any]) -> tuple[bool, Any]:
+    """Whether a value is handed to ``into`` now (``handing``), and that value, which no other call then takes."""
+    handed = _HANDED.get()
+    if handed is None or handed[0] != _name(into):
+        return False, None
+    _HANDED.set(None)
+    return True, handed[1]
+
+
+def takes_handed(compute: Callable[P, T]) -> Callable[P, T]:
+    """``compute``, or within ``handing(it, value)`` that value: under ``st.cache_data``, so the value is cached
+    as the call's result, keyed by the call's arguments."""
+    @functools.wraps(compute)
+    def computed(*args: P.args, **kwargs: P.kwargs) -> T:
+        taken, value = _taken(computed)
+        return value if taken else compute(*args, **kwargs)
+
+    return computed
 
 
 @st.cache_resource
@@ -45,8 +87,10 @@ def model_of(key: tuple[str, str]) -> tuple[str, str]:
 
 
 def shared(entry: Hashable, compute: Callable[[], Any]) -> Any:
-    """``entry``'s result from the store every session shares, computed on a miss (``get_or_compute``)."""
-    return result_store().get_or_compute(entry, compute)
+    """``entry``'s result from the store every session shares, computed on a miss (``get_or_compute``), or
+    within ``handing(shared, value)`` that value kept."""
+    taken, value = _taken(shared)
+    return result_store().get_or_compute(entry, (lambda: value) if taken else compute)
 
 
 def encode_texts(key: tuple[str, str], texts: tuple[str, ...],

@@ -7,15 +7,17 @@ the lock, every page waits too. In a process of its own the run holds no lock of
 kernel's scheduler alone gives the pages the cores first (bench/server_load.py measures both; see
 docs/performance.md). It also takes no memory of the server's: its activations are the worker's.
 
-One worker process serves one job at a time and keeps its model loaded between jobs; it exits after
+The jobs are ``jobs.JOBS``. One worker process serves one job at a time and keeps its model loaded between jobs; it exits after
 ``idle_seconds`` without a job, giving its memory back. Results come back through files: each array is
 written raw by the worker and read back into memory, or memory-mapped read-only when it is larger than
 ``in_memory_up_to`` (the caller's cache budget), so nothing large passes through a pipe.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+import signal
 import shutil
 import subprocess
 import sys
@@ -28,6 +30,7 @@ from typing import Any
 import numpy as np
 
 import bertviz_core.checks as checks
+from bertviz_core.runtime.jobs import JOBS
 from bertviz_core.runtime.store import arrays, map_arrays, release_free_memory, spill_folder
 
 Progress = Callable[[int, int], None]
@@ -36,30 +39,19 @@ CANCEL = "cancel"
 # The worker's first lines, before any library starts a thread (each thread keeps the policy it was born with):
 # Linux's idle policy, under which any other thread that wakes takes the core at once (a nice value alone lets
 # the worker finish its time slice first, milliseconds that add up over the many wake-ups of a page's rerun),
-# else the lowest nice value; then the worker itself.
+# else the lowest nice value; then the worker itself. A pausable worker (``Offload(pausable=True)``) is also
+# killed when the thread that started it ends: a worker left stopped by a server that died would never end.
 LOWEST_PRIORITY = (
-    "import os, runpy\n"
+    "import os, runpy, sys\n"
     "if hasattr(os, 'SCHED_IDLE'):\n"
     "    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\n"
     "elif hasattr(os, 'nice'):\n"
     "    os.nice(19)\n"
+    "if sys.argv[3:] == ['pausable'] and sys.platform.startswith('linux'):\n"
+    "    import ctypes, signal\n"
+    "    ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG\n"
     "runpy.run_module('bertviz_core.runtime.offload', run_name='__main__')\n"
 )
-
-
-def _embed(encoder: Any, texts: tuple[str, ...], report: Progress) -> dict[str, np.ndarray]:
-    return encoder.embed(list(texts), progress=report)
-
-
-def _token_index(encoder: Any, texts: tuple[str, ...], report: Progress) -> Any:
-    from bertviz_core.model.token_index import token_index
-
-    return token_index(encoder, texts, report)
-
-
-# The corpus-long jobs, by name: a job crosses to the worker as its name, and the same function runs in the
-# caller's process for a small corpus, so both paths compute the same thing.
-JOBS: dict[str, Callable[[Any, tuple[str, ...], Progress], Any]] = {"embed": _embed, "token index": _token_index}
 
 
 class Cancelled(Exception):
@@ -71,9 +63,14 @@ def _stopped() -> ValueError:
                       "run out of memory): try a smaller corpus.")
 
 
-def _write(value: Any, folder: str) -> tuple[Any, list[tuple[str, str, tuple[int, ...]]]]:
-    """``value`` with its arrays emptied, and (file, dtype, shape) of each array written raw into ``folder``."""
-    files = []
+def _write(value: Any, parent: str) -> tuple[Any, list[tuple[str, str, tuple[int, ...]]]]:
+    """``value`` with its arrays emptied, and (file, dtype, shape) of each array written raw into a new folder in
+    ``parent``; a result of no kind the store holds (a grid cell's score, a table: small) whole, with no file."""
+    try:
+        arrays(value)
+    except ValueError:
+        return value, []
+    folder, files = tempfile.mkdtemp(prefix="bertviz-offload-", dir=parent), []
     for number, array in enumerate(arrays(value)):
         path = os.path.join(folder, f"{number}.raw")
         np.ascontiguousarray(array).tofile(path)
@@ -106,7 +103,7 @@ def _serve(connection: Any, folder: str) -> None:
             return  # the server closed the pipe: it is idle or gone
         if request == CANCEL:
             continue  # a cancel that crossed the result of the job it was for
-        job, model, device, texts = request
+        job, model, device, texts, extra = request
 
         def report(done: int, total: int) -> None:
             while connection.poll():
@@ -122,8 +119,7 @@ def _serve(connection: Any, folder: str) -> None:
             connection.send(("stage", f"tokenizing {len(texts):,} texts, then running the first batch (the longest)"))
             # no name holds the result once it is written, so its memory is free before the next job; its
             # folder is made once the job has succeeded, so a failed one leaves none
-            connection.send(("done", *_write(JOBS[job](encoders[(model, device)], texts, report),
-                                             tempfile.mkdtemp(prefix="bertviz-offload-", dir=folder))))
+            connection.send(("done", *_write(JOBS[job](encoders[(model, device)], texts, report, *extra), folder)))
         except Cancelled:
             connection.send(("cancelled",))
         except Exception as err:  # noqa: BLE001 - every failure goes back to the caller, which raises it
@@ -132,10 +128,14 @@ def _serve(connection: Any, folder: str) -> None:
 
 
 class Offload:
-    """One worker process at the lowest CPU priority, started on first use, that runs ``JOBS``."""
+    """One worker process at the lowest CPU priority, started on first use, that runs ``JOBS``. A ``pausable``
+    one can be stopped where it stands and continued (``pause``, ``resume``): the background warm-up's, which
+    must not take a core from a visitor's page even for the rest of a step; it ends with the thread that
+    started it."""
 
-    def __init__(self, idle_seconds: float = 120.0, folder: str | None = None) -> None:
-        self.idle_seconds, self.folder = idle_seconds, folder or spill_folder()
+    def __init__(self, idle_seconds: float = 120.0, folder: str | None = None, pausable: bool = False) -> None:
+        self.idle_seconds, self.folder, self.pausable = idle_seconds, folder or spill_folder(), pausable
+        self._paused, self._pausing = False, threading.Lock()
         self._lock = threading.Lock()  # one job at a time; the pipe is the worker's only channel
         self._process: Any = None
         self._connection: Any = None
@@ -147,8 +147,8 @@ class Offload:
         return self._process.pid if self._process is not None and self._process.poll() is None else None
 
     def run(self, job: str, model: str | None, device: str, texts: Sequence[str], progress: Progress | None = None,
-            in_memory_up_to: int | None = None) -> Any:
-        """``JOBS[job](load_encoder(model, device), texts, report)`` in the worker, waited for; its result or
+            in_memory_up_to: int | None = None, extra: tuple[Any, ...] = ()) -> Any:
+        """``JOBS[job](load_encoder(model, device), texts, report, *extra)`` in the worker, waited for; its result or
         its failure (a ValueError keeps its message). ``progress(done, total)`` is called here for each report
         of the job; an exception from ``progress`` (a page told to stop) cancels the job within one batch and
         is raised. A ``progress`` with a ``stage(text)`` method is also told what runs before the first batch ends
@@ -169,7 +169,7 @@ class Offload:
             if stage is not None and self.pid is None:
                 stage("starting the worker process")
             connection = self._started()
-            connection.send((job, model, device, texts))
+            connection.send((job, model, device, texts, extra))
             return self._answer(connection, progress, stage, in_memory_up_to)
         finally:
             self._idle = threading.Timer(self.idle_seconds, self.stop, kwargs={"only_if_idle": True})
@@ -188,7 +188,8 @@ class Offload:
                 env = {**os.environ, "PYTHONPATH": os.pathsep.join(
                     filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
                 self._process = subprocess.Popen(
-                    [sys.executable, "-c", LOWEST_PRIORITY, str(listener.address), self.folder],
+                    [sys.executable, "-c", LOWEST_PRIORITY, str(listener.address), self.folder,
+                     *(["pausable"] if self.pausable else [])],
                     stdin=subprocess.PIPE, env=env)
                 self._process.stdin.write(key.hex().encode() + b"\n")
                 self._process.stdin.close()
@@ -227,6 +228,8 @@ class Offload:
             kind, text = message[1:]
             raise ValueError(text) if kind == "ValueError" else RuntimeError(f"{kind}: {text}")
         skeleton, files = message[1:]
+        if not files:
+            return skeleton  # a result with no arrays, or of no kind the store holds, came whole (``_write``)
         try:
             in_memory = in_memory_up_to is None or sum(
                 int(np.prod(shape)) * np.dtype(dtype).itemsize for _, dtype, shape in files) <= in_memory_up_to
@@ -248,12 +251,29 @@ class Offload:
         except (ValueError, OSError):
             self.stop()
 
+    def pause(self) -> None:
+        """Stop a pausable worker where it stands (SIGSTOP): it takes no CPU until ``resume``."""
+        self._signal(True)
+
+    def resume(self) -> None:
+        """Continue a paused worker (SIGCONT); nothing when it is not paused."""
+        self._signal(False)
+
+    def _signal(self, pause: bool) -> None:
+        with self._pausing:  # pages pause it, the warm-up's thread resumes it
+            pid = self.pid
+            if self.pausable and pid is not None and pause != self._paused:
+                with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+                    os.kill(pid, signal.SIGSTOP if pause else signal.SIGCONT)
+                self._paused = pause
+
     def stop(self, only_if_idle: bool = False) -> None:
         """End the worker (its memory returns to the system); the next job starts a new one. With
         ``only_if_idle``, only when no job is running."""
         if only_if_idle and not self._lock.acquire(blocking=False):
             return
         try:
+            self.resume()  # a stopped worker would never read that its pipe closed
             if self._connection is not None:
                 self._connection.close()
             if self._process is not None:
@@ -263,6 +283,7 @@ class Offload:
                     self._process.kill()
                     self._process.wait()
             self._process = self._connection = None
+            self._paused = False
         finally:
             if only_if_idle:
                 self._lock.release()

@@ -116,7 +116,6 @@ class ByteBoundedStore:
         self._lock = threading.Lock()  # cachetools' caches are not thread-safe
         self._computing: dict[Hashable, threading.Lock] = {}  # one lock per result being computed
         self._asking: collections.Counter[Hashable] = collections.Counter()  # callers of each result missed
-        self._owners: dict[Hashable, int] = {}  # the thread computing each result now
 
     def get(self, key: Hashable) -> Any:
         with self._lock:
@@ -152,13 +151,7 @@ class ByteBoundedStore:
             with computing:
                 value = self.get(key)
                 if value is None:
-                    with self._lock:
-                        self._owners[key] = threading.get_ident()
-                    try:
-                        value = compute()
-                    finally:
-                        with self._lock:
-                            del self._owners[key]
+                    value = compute()
                     for array in arrays(value):
                         array.flags.writeable = False
                     kept = self.put(key, value)
@@ -171,13 +164,6 @@ class ByteBoundedStore:
                     del self._asking[key]
                     self._computing.pop(key, None)
         return value
-
-    def awaited(self) -> bool:
-        """Whether another caller waits for a result that this thread is computing now (from inside its
-        ``compute``, e.g. a progress report)."""
-        me = threading.get_ident()
-        with self._lock:
-            return any(self._asking[key] > 1 for key, owner in self._owners.items() if owner == me)
 
     @property
     def used(self) -> int:

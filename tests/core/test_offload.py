@@ -5,21 +5,31 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
-from conftest import BASE_NAMES, until
+from conftest import BASE_NAMES, same_result, until
 
 from bertviz_core import Encoder
+from bertviz_core.measures.pooling_grid import Cell
+from bertviz_core.measures.task_measures import probe_plan
 from bertviz_core.runtime.offload import JOBS, Offload
-from bertviz_core.runtime.store import ByteBoundedStore, arrays
+from bertviz_core.runtime.store import ByteBoundedStore
 
 # Every test here runs jobs in a worker process that loads a model of its own: make test-fast leaves them out.
 pytestmark = pytest.mark.slow
 TEXTS = ("The bank raised its rates.", "We sat on the river bank.", "Ein Satz auf Deutsch, mit Umlauten: äöü.",
          "A much longer sentence " + "with many more words " * 12, "short")
+LABELS = ["money", "river", "river", "money", "river"]
+SETTINGS: dict[str, tuple[Any, ...]] = {  # each job's own settings (its ``extra``); a new job needs its entry here
+    "embed": (), "token index": (), "encode": (), "contextuality": (),
+    "pooling cell": (Cell("mean", 1), LABELS), "probe cell": (Cell("cls", 1), LABELS, probe_plan(LABELS)),
+    "attribution": ("mean", None, 4, "[PAD]", None, False), "maxsim": (1, False),
+}
 
 
 @pytest.fixture(scope="module")
@@ -29,23 +39,19 @@ def worker():  # noqa: ANN201 - an Offload
     offload.stop()
 
 
-def same_result(here: object, there: object) -> None:
-    """Same arrays (within float32's spread between processes) and the same everything else."""
-    for mine, theirs in zip(arrays(here), arrays(there), strict=True):
-        assert mine.shape == theirs.shape and mine.dtype == theirs.dtype
-        np.testing.assert_allclose(np.asarray(theirs, np.float32), np.asarray(mine, np.float32), atol=1e-5, rtol=1e-3)
-    if hasattr(here, "tokens"):
-        assert here.tokens.equals(there.tokens) and here.texts == there.texts
+def test_every_job_has_its_settings_here() -> None:
+    assert set(SETTINGS) == set(JOBS)
 
 
 @pytest.mark.parametrize("job", list(JOBS))
 def test_every_job_in_the_worker_equals_the_same_job_here_on_every_architecture(
         worker: Offload, job: str, family_dirs: dict[str, Path], family_encoders: dict[str, Encoder],
         bundled: Encoder) -> None:
+    texts, extra = (TEXTS[:2] if job in ("attribution", "maxsim") else TEXTS), SETTINGS[job]  # those take a pair
     for name in BASE_NAMES:  # each architecture once: the -mlm twins load as their bases do (test_model_family)
-        there = worker.run(job, str(family_dirs[name]), "cpu", TEXTS)
-        same_result(JOBS[job](family_encoders[name], TEXTS, None), there)
-    same_result(JOBS[job](bundled, TEXTS, None), worker.run(job, None, "cpu", TEXTS))
+        there = worker.run(job, str(family_dirs[name]), "cpu", texts, extra=extra)
+        same_result(JOBS[job](family_encoders[name], texts, None, *extra), there)
+    same_result(JOBS[job](bundled, texts, None, *extra), worker.run(job, None, "cpu", texts, extra=extra))
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="scheduling policies read on Linux only")
@@ -55,6 +61,32 @@ def test_the_worker_and_its_threads_run_under_the_idle_policy_and_the_caller_kee
     assert len(threads) > 1  # torch's and the libraries' threads too, born after the policy was set
     assert {os.sched_getscheduler(int(thread.name)) for thread in threads} == {os.SCHED_IDLE}
     assert os.sched_getscheduler(0) != os.SCHED_IDLE
+
+
+def _state(pid: int) -> str:
+    """A process's state letter from /proc: T while stopped."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process states and the parent's death on Linux")
+def test_a_pausable_worker_stops_where_it_stands_goes_on_to_the_same_result_and_ends_with_its_thread(
+        bundled: Encoder) -> None:
+    paused, result = Offload(pausable=True, idle_seconds=600), {}
+    corpus = TEXTS * 30
+    starter = threading.Thread(target=lambda: result.update(value=paused.run("embed", None, "cpu", corpus)))
+    starter.start()
+    assert until(lambda: paused.pid is not None)
+    paused.pause()
+    assert _state(paused.pid) == "T"
+    cpu = os.times()  # a stopped worker takes no CPU: its clock stands still
+    ticks = Path(f"/proc/{paused.pid}/stat").read_text().rsplit(")", 1)[1].split()[11:13]
+    time.sleep(0.5)
+    assert Path(f"/proc/{paused.pid}/stat").read_text().rsplit(")", 1)[1].split()[11:13] == ticks and cpu
+    paused.resume()
+    assert _state(paused.pid) != "T"
+    starter.join(120)
+    same_result(JOBS["embed"](bundled, corpus, None), result["value"])
+    assert until(lambda: paused.pid is None)  # its starting thread has ended: so has the worker
 
 
 def test_progress_reaches_the_caller_and_a_stopped_caller_cancels_the_job_within_a_batch(worker: Offload) -> None:

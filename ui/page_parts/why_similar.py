@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from ui.picker import get_encoder
-from ui.results import Progress, corpus_digest, model_of, result_store, shared
+from ui.results import Progress, corpus_digest, model_of, result_store, shared, takes_handed
 
 if TYPE_CHECKING:
     from bertviz_core.measures.attribution import PairAttribution
@@ -68,6 +68,7 @@ def attribution(key: tuple[str, str], first: str, second: str, strategy: str, la
 
 
 @st.cache_data(max_entries=64, show_spinner="Running the model on both texts…")
+@takes_handed  # the warm-up hands its worker's result here (ui.warm)
 def maxsim(key: tuple[str, str], model: tuple, first: str, second: str, layer: int, cut: bool) -> pd.DataFrame:
     """Cached ``token_pairs.maxsim_pairs`` (``model``: the identity the result is keyed by)."""
     from bertviz_core.views.token_pairs import maxsim_pairs
