@@ -11,7 +11,9 @@ Every change of bench/interaction_latency.py (input to the page settled) is spli
 - after: from the state back to 'notRunning' until the page's last change (DOM mutation or long task end):
   the browser finishing what the run sent (React, chart layout and paint);
 - long tasks: how many main-thread tasks over 50 ms fell in the change, and their total milliseconds.
-Prints the medians per page, the floor (bench/floor_app.py) first, so the parts compare within one run.
+Prints the medians per page, the floor (bench/floor_app.py) first, so the parts compare within one run. The floor
+is measured first and again last, as bench/interaction_latency.py measures it, so that the machine drifting during
+the run favours neither end; ratios are to both together.
 """
 from __future__ import annotations
 
@@ -85,7 +87,9 @@ def parted_changes(browser: Browser, url: str, act: BrowserChange, changes: int,
     return parts
 
 
-def print_parts(results: dict[str, list[dict]]) -> None:
+def print_parts(results: dict[str, list[dict]], first: list[dict], last: list[dict]) -> None:
+    print(f"the floor's median: {statistics.median(p['total'] for p in first):.0f} ms first, "
+          f"{statistics.median(p['total'] for p in last):.0f} ms last; ratios are to both together")
     floor = statistics.median(p["total"] for p in results[FLOOR])
     print(f"{'median per change (ms)':44}" + "".join(f"{part:>13}" for part in PARTS) + f"{'ratio':>8}")
     for name, parts in results.items():
@@ -106,7 +110,8 @@ def main() -> None:
         timed = {"BERTVIZ_SCRIPT_TIMES": str(log)}
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         with running_app("bench/floor_app.py", env=timed, command=TIMED_SERVER) as app:
-            results[FLOOR] = parted_changes(browser, app.url, slider, args.changes, log)
+            first = parted_changes(browser, app.url, slider, args.changes, log)
+        results[FLOOR] = first
         with running_app(env=timed, command=TIMED_SERVER) as app:
             for name, (path, act) in pages.items():
                 results[name] = parted_changes(browser, f"{app.url}/{path}", act, args.changes, log)
@@ -116,8 +121,11 @@ def main() -> None:
             for name, (path, act) in store_changes(Path(store).name).items():
                 if args.only in name:
                     results[name] = parted_changes(browser, f"{app.url}/{path}", act, args.changes, log)
+        with running_app("bench/floor_app.py", env=timed, command=TIMED_SERVER) as app:
+            last = parted_changes(browser, app.url, slider, args.changes, log)
+        results[FLOOR] = first + last
         browser.close()
-    print_parts(results)
+    print_parts(results, first, last)
 
 
 if __name__ == "__main__":
