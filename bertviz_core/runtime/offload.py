@@ -34,6 +34,7 @@ from bertviz_core.runtime.jobs import JOBS
 from bertviz_core.runtime.store import arrays, map_arrays, release_free_memory, spill_folder
 
 Progress = Callable[[int, int], None]
+ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")  # a pausable worker's thread pools
 CHUNK = 16 << 20  # bytes per read: the interpreter's lock is free during each, so pages run between them
 CANCEL = "cancel"
 # The worker's first lines, before any library starts a thread (each thread keeps the policy it was born with):
@@ -131,7 +132,8 @@ class Offload:
     """One worker process at the lowest CPU priority, started on first use, that runs ``JOBS``. A ``pausable``
     one can be stopped where it stands and continued (``pause``, ``resume``): the background warm-up's, which
     must not take a core from a visitor's page even for the rest of a step; it ends with the thread that
-    started it."""
+    started it, and its thread pools have one thread each (``ONE_THREAD``): between a visitor's input and the page
+    that stops it (50-70 ms in the browser), it holds one core, not every one."""
 
     def __init__(self, idle_seconds: float = 120.0, folder: str | None = None, pausable: bool = False) -> None:
         self.idle_seconds, self.folder, self.pausable = idle_seconds, folder or spill_folder(), pausable
@@ -187,6 +189,8 @@ class Offload:
                 package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
                 env = {**os.environ, "PYTHONPATH": os.pathsep.join(
                     filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+                if self.pausable:  # one core: the other stays free for the instant before a visitor's page stops it
+                    env.update({name: "1" for name in ONE_THREAD})
                 self._process = subprocess.Popen(
                     [sys.executable, "-c", LOWEST_PRIORITY, str(listener.address), self.folder,
                      *(["pausable"] if self.pausable else [])],

@@ -76,6 +76,7 @@ def test_a_pausable_worker_stops_where_it_stands_goes_on_to_the_same_result_and_
     starter = threading.Thread(target=lambda: result.update(value=paused.run("embed", None, "cpu", corpus)))
     starter.start()
     assert until(lambda: paused.pid is not None)
+    assert b"OMP_NUM_THREADS=1\x00" in Path(f"/proc/{paused.pid}/environ").read_bytes()  # one core at most
     paused.pause()
     assert _state(paused.pid) == "T"
     cpu = os.times()  # a stopped worker takes no CPU: its clock stands still
