@@ -266,7 +266,8 @@ class Offload:
     def _signal(self, pause: bool) -> None:
         with self._pausing:  # pages pause it, the warm-up's thread resumes it
             pid = self.pid
-            if self.pausable and pid is not None and pause != self._paused:
+            # Windows has no SIGSTOP: there the worker runs on at its low priority
+            if self.pausable and pid is not None and pause != self._paused and hasattr(signal, "SIGSTOP"):
                 with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
                     os.kill(pid, signal.SIGSTOP if pause else signal.SIGCONT)
                 self._paused = pause
