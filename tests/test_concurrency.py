@@ -149,6 +149,8 @@ def test_a_visitors_page_stops_the_warm_up_worker_at_once_and_it_goes_on_quiet_s
 
 
 def test_every_warm_up_job_computes_what_its_page_computes_and_the_page_keeps_it_handed(tiny_dir: Path) -> None:
+    import streamlit as st
+
     from bertviz_core.runtime.jobs import JOBS
     from conftest import same_result
     from ui import warm
@@ -157,16 +159,21 @@ def test_every_warm_up_job_computes_what_its_page_computes_and_the_page_keeps_it
 
     key = (str(tiny_dir), "cpu")
     encoder = get_encoder(*key)
-    for name in warm.WARM_STEPS:
-        for call in warm.WARM_STEPS[name](key, encoder.info):
-            worker = JOBS[call.job](encoder, call.texts, None, *call.extra)
-            same_result(call.keep(), worker)  # the page's own call, computed here
-            with handing(call.into, "handed"):  # now cached: the value handed is not taken
-                same_result(call.keep(), worker)
-    entries = len(result_store())
-    with handing(shared, {"x": np.ones(2)}):  # a miss keeps the value handed to it, read-only
+    calls = [call for name in warm.WARM_STEPS for call in warm.WARM_STEPS[name](key, encoder.info)]
+    done = {id(call): JOBS[call.job](encoder, call.texts, None, *call.extra) for call in calls}  # as the worker does
+    for call in calls:
+        same_result(call.keep(), done[id(call)])  # the page's own call, computed here
+    st.cache_data.clear()
+    result_store.clear()  # every cache empty: each page's call misses, and keeps what it is handed
+    for call in calls:
+        handed = done[id(call)] if call.into is shared else f"handed to {call.job}"  # the store holds arrays only
+        with handing(call.into, handed):
+            kept = call.keep()
+        assert kept is handed if call.into is shared else kept == handed, call.job
+        assert call.keep() is kept if call.into is shared else call.keep() == handed  # and it stays cached
+    with handing(shared, {"x": np.ones(2)}):  # kept read-only, as a computed result is
         kept = shared(("a result no page computed", key), lambda: {"x": np.zeros(2)})
-    assert kept["x"].all() and not kept["x"].flags.writeable and len(result_store()) == entries + 1
+    assert kept["x"].all() and not kept["x"].flags.writeable
 
 
 def test_every_page_declares_its_warm_up_from_known_steps_and_every_step_serves_a_page() -> None:

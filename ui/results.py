@@ -19,7 +19,8 @@ import numpy as np
 import streamlit as st
 
 from bertviz_core.runtime.jobs import JOBS
-from bertviz_core.runtime.offload import Cancelled, Offload
+from bertviz_core.runtime.offload import Offload
+from bertviz_core.runtime.worker import Cancelled
 from bertviz_core.model.models import BUNDLED_MODEL
 from bertviz_core.runtime.store import ByteBoundedStore, cache_budget, spill_budget
 from bertviz_core.runtime.store import digest as corpus_digest
@@ -42,8 +43,9 @@ def _name(function: Callable[..., Any]) -> str:
 
 @contextlib.contextmanager
 def handing(into: Callable[..., Any], value: Any) -> Iterator[None]:
-    """Within it, the first call of ``into`` in this thread that misses its cache keeps ``value`` as its result
-    instead of computing one: ``shared`` (for the store), or a cached function declared ``@takes_handed``. How
+    """Within it, the first call of ``into`` in this thread takes ``value``, and keeps it as its result if it misses
+    its cache, instead of computing one: ``shared`` (for the store), or a cached function declared ``@takes_handed``
+    (which is called only on a miss). How
     the background warm-up's worker process hands its results to the caches pages read (``ui.warm``); the
     calls made for ``into``'s arguments compute as they always do."""
     token = _HANDED.set((_name(into), value))

@@ -16,7 +16,7 @@ from typing import Any
 import cachetools
 
 Progress = Callable[[int, int], None]
-_KEPT: cachetools.LRUCache = cachetools.LRUCache(maxsize=2)  # the warm-up reads two corpora, one after the other
+_KEPT: cachetools.LRUCache = cachetools.LRUCache(maxsize=2)  # the warm-up's: the news corpus pooled, the reference indexed
 
 
 def _embed(encoder: Any, texts: tuple[str, ...], report: Progress) -> dict[str, Any]:
@@ -42,6 +42,16 @@ def _kept(job: str, encoder: Any, texts: tuple[str, ...]) -> Any:
     if key not in _KEPT:
         _KEPT[key] = JOBS[job](encoder, texts, lambda done, total: None)
     return _KEPT[key]
+
+
+def _kept_embed(encoder: Any, texts: tuple[str, ...], report: Progress) -> dict[str, Any]:
+    """``embed``, kept for the jobs that read it after (``_kept``): the warm-up's."""
+    return _kept("embed", encoder, texts)
+
+
+def _kept_token_index(encoder: Any, texts: tuple[str, ...], report: Progress) -> Any:
+    """``token index``, kept for the jobs that read it after (``_kept``): the warm-up's."""
+    return _kept("token index", encoder, texts)
 
 
 def _pooling_cell(encoder: Any, texts: tuple[str, ...], report: Progress, cell: Any, labels: Any) -> Any:
@@ -82,6 +92,7 @@ def _maxsim(encoder: Any, texts: tuple[str, ...], report: Progress, layer: int, 
 
 
 JOBS: dict[str, Callable[..., Any]] = {
-    "embed": _embed, "token index": _token_index, "encode": _encode, "pooling cell": _pooling_cell,
+    "embed": _embed, "token index": _token_index, "encode": _encode, "kept embed": _kept_embed,
+    "kept token index": _kept_token_index, "pooling cell": _pooling_cell,
     "probe cell": _probe_cell, "contextuality": _contextuality, "attribution": _attribution, "maxsim": _maxsim,
 }

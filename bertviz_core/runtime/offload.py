@@ -7,10 +7,10 @@ the lock, every page waits too. In a process of its own the run holds no lock of
 kernel's scheduler alone gives the pages the cores first (bench/server_load.py measures both; see
 docs/performance.md). It also takes no memory of the server's: its activations are the worker's.
 
-The jobs are ``jobs.JOBS``. One worker process serves one job at a time and keeps its model loaded between jobs; it exits after
-``idle_seconds`` without a job, giving its memory back. Results come back through files: each array is
-written raw by the worker and read back into memory, or memory-mapped read-only when it is larger than
-``in_memory_up_to`` (the caller's cache budget), so nothing large passes through a pipe.
+One worker process (``worker``) serves one job of ``jobs.JOBS`` at a time and keeps its model loaded between jobs; it exits
+after ``idle_seconds`` without a job, giving its memory back. Results come back through files: each array is written
+raw by the worker and read back into memory, or memory-mapped read-only when it is larger than ``in_memory_up_to``
+(the caller's cache budget), so nothing large passes through a pipe.
 """
 from __future__ import annotations
 
@@ -21,22 +21,21 @@ import signal
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
-from multiprocessing.connection import Client, Listener
+from multiprocessing.connection import Listener
 from typing import Any
 
 import numpy as np
 
 import bertviz_core.checks as checks
 from bertviz_core.runtime.jobs import JOBS
-from bertviz_core.runtime.store import arrays, map_arrays, release_free_memory, spill_folder
+from bertviz_core.runtime.store import map_arrays, spill_folder
+from bertviz_core.runtime.worker import CANCEL
 
 Progress = Callable[[int, int], None]
-ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")  # a pausable worker's thread pools
+ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "RAYON_NUM_THREADS")  # the tokenizer's too
 CHUNK = 16 << 20  # bytes per read: the interpreter's lock is free during each, so pages run between them
-CANCEL = "cancel"
 # The worker's first lines, before any library starts a thread (each thread keeps the policy it was born with):
 # Linux's idle policy, under which any other thread that wakes takes the core at once (a nice value alone lets
 # the worker finish its time slice first, milliseconds that add up over the many wake-ups of a page's rerun),
@@ -51,12 +50,8 @@ LOWEST_PRIORITY = (
     "if sys.argv[3:] == ['pausable'] and sys.platform.startswith('linux'):\n"
     "    import ctypes, signal\n"
     "    ctypes.CDLL(None).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG\n"
-    "runpy.run_module('bertviz_core.runtime.offload', run_name='__main__')\n"
+    "runpy.run_module('bertviz_core.runtime.worker', run_name='__main__')\n"
 )
-
-
-class Cancelled(Exception):
-    """Raised in a job at its next progress report once its caller has stopped waiting for it."""
 
 
 def _stopped() -> ValueError:
@@ -64,23 +59,8 @@ def _stopped() -> ValueError:
                       "run out of memory): try a smaller corpus.")
 
 
-def _write(value: Any, parent: str) -> tuple[Any, list[tuple[str, str, tuple[int, ...]]]]:
-    """``value`` with its arrays emptied, and (file, dtype, shape) of each array written raw into a new folder in
-    ``parent``; a result of no kind the store holds (a grid cell's score, a table: small) whole, with no file."""
-    try:
-        arrays(value)
-    except ValueError:
-        return value, []
-    folder, files = tempfile.mkdtemp(prefix="bertviz-offload-", dir=parent), []
-    for number, array in enumerate(arrays(value)):
-        path = os.path.join(folder, f"{number}.raw")
-        np.ascontiguousarray(array).tofile(path)
-        files.append((path, array.dtype.str, tuple(array.shape)))
-    return map_arrays(value, lambda array: np.empty(0, array.dtype)), files
-
-
 def _read(path: str, dtype: str, shape: tuple[int, ...], in_memory: bool) -> np.ndarray:
-    """One array written by ``_write``: read into memory in chunks, or memory-mapped read-only."""
+    """One array written by ``worker._write``: read into memory in chunks, or memory-mapped read-only."""
     if not in_memory and int(np.prod(shape)) > 0:
         mapped = np.memmap(path, dtype=np.dtype(dtype), mode="r", shape=shape)
         return mapped  # the map keeps the data once the file's name is removed
@@ -92,42 +72,6 @@ def _read(path: str, dtype: str, shape: tuple[int, ...], in_memory: bool) -> np.
     return array
 
 
-def _serve(connection: Any, folder: str) -> None:
-    """The worker: load a model on first use, run each job it is sent, send back progress and the result."""
-    from bertviz_core.model.encoder import load_encoder
-
-    encoders: dict[tuple[str | None, str], Any] = {}
-    while True:
-        try:
-            request = connection.recv()
-        except EOFError:
-            return  # the server closed the pipe: it is idle or gone
-        if request == CANCEL:
-            continue  # a cancel that crossed the result of the job it was for
-        job, model, device, texts, extra = request
-
-        def report(done: int, total: int) -> None:
-            while connection.poll():
-                if connection.recv() == CANCEL:
-                    raise Cancelled
-            connection.send(("progress", done, total))
-
-        try:
-            if (model, device) not in encoders:
-                encoders.clear()  # one model at a time: the worker's memory stays one model's
-                connection.send(("stage", "loading the model"))
-                encoders[(model, device)] = load_encoder(model, device)
-            connection.send(("stage", f"tokenizing {len(texts):,} texts, then running the first batch (the longest)"))
-            # no name holds the result once it is written, so its memory is free before the next job; its
-            # folder is made once the job has succeeded, so a failed one leaves none
-            connection.send(("done", *_write(JOBS[job](encoders[(model, device)], texts, report, *extra), folder)))
-        except Cancelled:
-            connection.send(("cancelled",))
-        except Exception as err:  # noqa: BLE001 - every failure goes back to the caller, which raises it
-            connection.send(("error", type(err).__name__, str(err)))
-        release_free_memory()
-
-
 class Offload:
     """One worker process at the lowest CPU priority, started on first use, that runs ``JOBS``. A ``pausable``
     one can be stopped where it stands and continued (``pause``, ``resume``): the background warm-up's, which
@@ -137,7 +81,7 @@ class Offload:
 
     def __init__(self, idle_seconds: float = 120.0, folder: str | None = None, pausable: bool = False) -> None:
         self.idle_seconds, self.folder, self.pausable = idle_seconds, folder or spill_folder(), pausable
-        self._paused, self._pausing = False, threading.Lock()
+        self._paused, self._ending, self._pausing = False, False, threading.Lock()
         self._lock = threading.Lock()  # one job at a time; the pipe is the worker's only channel
         self._process: Any = None
         self._connection: Any = None
@@ -146,7 +90,8 @@ class Offload:
     @property
     def pid(self) -> int | None:
         """The worker's process id while it runs, else None."""
-        return self._process.pid if self._process is not None and self._process.poll() is None else None
+        process = self._process  # read once: ``stop`` may clear it meanwhile
+        return process.pid if process is not None and process.poll() is None else None
 
     def run(self, job: str, model: str | None, device: str, texts: Sequence[str], progress: Progress | None = None,
             in_memory_up_to: int | None = None, extra: tuple[Any, ...] = ()) -> Any:
@@ -195,6 +140,9 @@ class Offload:
                     [sys.executable, "-c", LOWEST_PRIORITY, str(listener.address), self.folder,
                      *(["pausable"] if self.pausable else [])],
                     stdin=subprocess.PIPE, env=env)
+                with self._pausing:  # paused before it started (a page runs): it starts stopped
+                    if self._paused:
+                        os.kill(self._process.pid, signal.SIGSTOP)
                 self._process.stdin.write(key.hex().encode() + b"\n")
                 self._process.stdin.close()
                 self._connection = listener.accept()
@@ -233,7 +181,7 @@ class Offload:
             raise ValueError(text) if kind == "ValueError" else RuntimeError(f"{kind}: {text}")
         skeleton, files = message[1:]
         if not files:
-            return skeleton  # a result with no arrays, or of no kind the store holds, came whole (``_write``)
+            return skeleton  # a result with no arrays, or of no kind the store holds, came whole (``worker._write``)
         try:
             in_memory = in_memory_up_to is None or sum(
                 int(np.prod(shape)) * np.dtype(dtype).itemsize for _, dtype, shape in files) <= in_memory_up_to
@@ -264,13 +212,13 @@ class Offload:
         self._signal(False)
 
     def _signal(self, pause: bool) -> None:
-        with self._pausing:  # pages pause it, the warm-up's thread resumes it
-            pid = self.pid
-            # Windows has no SIGSTOP: there the worker runs on at its low priority
-            if self.pausable and pid is not None and pause != self._paused and hasattr(signal, "SIGSTOP"):
-                with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
-                    os.kill(pid, signal.SIGSTOP if pause else signal.SIGCONT)
+        """The state wanted, kept (a worker started meanwhile starts in it), and signalled to the worker running.
+        Windows has no SIGSTOP: there the worker runs on at its low priority."""
+        with self._pausing:  # pages pause it, the warm-up's thread resumes it, ``stop`` detaches it
+            if self.pausable and pause != self._paused and hasattr(signal, "SIGSTOP"):
                 self._paused = pause
+                if not self._ending:
+                    _signalled(self._process, signal.SIGSTOP if pause else signal.SIGCONT)
 
     def stop(self, only_if_idle: bool = False) -> None:
         """End the worker (its memory returns to the system); the next job starts a new one. With
@@ -278,7 +226,9 @@ class Offload:
         if only_if_idle and not self._lock.acquire(blocking=False):
             return
         try:
-            self.resume()  # a stopped worker would never read that its pipe closed
+            with self._pausing:  # a page pausing from now on leaves the ending worker running
+                self._ending = True
+            _signalled(self._process, getattr(signal, "SIGCONT", None))  # stopped, it would never read its pipe closed
             if self._connection is not None:
                 self._connection.close()
             if self._process is not None:
@@ -288,11 +238,14 @@ class Offload:
                     self._process.kill()
                     self._process.wait()
             self._process = self._connection = None
-            self._paused = False
+            self._ending = False
         finally:
             if only_if_idle:
                 self._lock.release()
 
 
-if __name__ == "__main__":  # the worker (see LOWEST_PRIORITY): ADDRESS FOLDER as arguments, its key on stdin
-    _serve(Client(sys.argv[1], authkey=bytes.fromhex(sys.stdin.readline().strip())), sys.argv[2])
+def _signalled(process: Any, sig: signal.Signals | None) -> None:
+    """``sig`` sent to a worker's ``process`` still running (none when either is None)."""
+    if process is not None and sig is not None and process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+            os.kill(process.pid, sig)

@@ -27,7 +27,7 @@ def attribution(key: tuple[str, str], first: str, second: str, strategy: str, la
     """``attribution.pair_attribution``, computed once per model, texts and settings, with its expected time said
     first and a progress bar over its forward-mode passes; one expected to be long (``token_pairs.wait_note``) waits
     for a click on "Start" (keyed ``wy_start``; ``STARTED`` remembers it), the page stopping until then.
-    With ``report``, no bar and no wait: each pass is reported to it instead (the warm-up thread's pauses)."""
+    With ``report``, no bar and no wait: each pass is reported to it instead (the warm-up, which has no page)."""
     from bertviz_core.measures.attribution import expected_seconds, pair_attribution
     from bertviz_core.views.token_pairs import duration, wait_note
 

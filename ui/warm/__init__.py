@@ -163,7 +163,7 @@ def warm_up(model: str, device: str) -> None:
     if info is None:
         return
     calls = [call for name in warm_steps() for call in WARM_STEPS[name](key, info)]
-    worker, done = Offload(pausable=True), threading.Event()
+    worker, done = Offload(pausable=True, idle_seconds=3600.0), threading.Event()  # busy visitors may hold it long
     resumer = threading.Thread(target=_resume_when_quiet, args=(worker, done), name="warm-up-resumer", daemon=True)
     with _visitor_lock:
         _warming.append(worker)

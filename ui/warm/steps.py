@@ -101,11 +101,11 @@ def _texts(job: str, texts: Callable[[], tuple[str, ...]], keep: Callable[[Key],
 
 
 WARM_STEPS: dict[str, Steps] = {  # name -> (model key, info) -> its calls, in running order
-    "news corpus pooled": _texts("embed", lambda: _news()[0], lambda key: embed_corpus(key, _news()[0])),
+    "news corpus pooled": _texts("kept embed", lambda: _news()[0], lambda key: embed_corpus(key, _news()[0])),
     "pooling grid": _pooling_grid,
     "tutorial sentence encoded": _texts("encode", _tutorial, lambda key: encode_texts(key, _tutorial())),
     "first word preset encoded": _texts("encode", _first_preset, lambda key: encode_texts(key, _first_preset())),
-    "reference corpus indexed": _texts("token index", lambda: _reference()[0],
+    "reference corpus indexed": _texts("kept token index", lambda: _reference()[0],
                                        lambda key: token_index(key, _reference()[1], _reference()[0])),
     "reference corpus pooled": _texts("embed", lambda: _reference()[0], lambda key: embed_corpus(key, _reference()[0])),
     "tutorial sentence pooled": _texts("embed", _tutorial, lambda key: embed_corpus(key, _tutorial())),
