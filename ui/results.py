@@ -45,9 +45,8 @@ def _name(function: Callable[..., Any]) -> str:
 def handing(into: Callable[..., Any], value: Any) -> Iterator[None]:
     """Within it, the first call of ``into`` in this thread takes ``value``, and keeps it as its result if it misses
     its cache, instead of computing one: ``shared`` (for the store), or a cached function declared ``@takes_handed``
-    (which is called only on a miss). How
-    the background warm-up's worker process hands its results to the caches pages read (``ui.warm``); the
-    calls made for ``into``'s arguments compute as they always do."""
+    (which is called only on a miss). How the background warm-up's worker process hands its results to the caches
+    pages read (``ui.warm``); the calls made for ``into``'s arguments compute as they always do."""
     token = _HANDED.set((_name(into), value))
     try:
         yield
@@ -154,7 +153,7 @@ def _lowest_priority() -> None:
 
 def at_low_priority(run: Callable[[Progress], T], progress: Progress | None = None) -> T:
     """``run(report)`` in a fresh thread at the lowest CPU priority, waited for; its result or its exception
-    (the warm-up's steps, which are this process's cached calls; a corpus goes to ``offload``'s process).
+    (the warm-up's keeping of its worker's results, ``ui.warm``; a large corpus goes to ``offload``'s process).
     Torch's worker threads for the model runs are started by that thread and inherit its priority (a thread
     cannot raise its own again without privileges, hence the fresh one).
 
@@ -206,13 +205,17 @@ def offloaded(texts: tuple[str, ...]) -> bool:
     return len(texts) >= LARGE_CORPUS
 
 
+def worker_model(key: tuple[str, str]) -> str | None:
+    """The model of ``key`` as a worker process loads it (``offload.Offload.run``): None for the bundled one."""
+    return None if key[0] == BUNDLED_MODEL else key[0]
+
+
 def _sized(key: tuple[str, str], job: str, texts: tuple[str, ...], progress: Progress | None) -> Callable[[], Any]:
     """``offload.JOBS[job]`` over ``texts`` as the shared store computes it: for a large corpus in the worker
     process at the lowest priority, so that other visitors' pages keep the cores and the interpreter (the
     fairness goal of bench-load), results over the store's budget coming back memory-mapped; else here."""
     if offloaded(texts):
-        model = None if key[0] == BUNDLED_MODEL else key[0]
-        return lambda: offload().run(job, model, key[1], texts, progress, in_memory_up_to=result_store().budget)
+        return lambda: offload().run(job, worker_model(key), key[1], texts, progress, in_memory_up_to=result_store().budget)
     return lambda: JOBS[job](get_encoder(*key), texts, progress)
 
 

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import streamlit as st
 
-from bertviz_core.model.models import BUNDLED_MODEL, ModelInfo
+from bertviz_core.model.models import ModelInfo
 from bertviz_core.runtime.offload import Offload
 from bertviz_core.views.page_registry import PAGES
 from ui.picker import get_encoder, link_notice_above
-from ui.results import at_low_priority, handing
+from ui.results import at_low_priority, handing, worker_model
 from ui.warm.steps import WARM_STEPS, WarmCall
 
 if TYPE_CHECKING:  # imported where used: transformers would add seconds to the first page
@@ -104,9 +104,8 @@ def _run_in(worker: Offload, key: tuple[str, str], call: WarmCall) -> None:
     leaves its view to be computed by the page, as without the warm-up."""
     from bertviz_core.model.encoder import record
 
-    model = None if key[0] == BUNDLED_MODEL else key[0]
     try:
-        value = worker.run(call.job, model, key[1], call.texts, extra=call.extra)
+        value = worker.run(call.job, worker_model(key), key[1], call.texts, extra=call.extra)
     except (ValueError, RuntimeError) as err:
         record(f"warm-up job {call.job} failed: {err}")
         return
